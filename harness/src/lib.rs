@@ -1,3 +1,50 @@
-//! harness: process-isolated scenarios with seeded shuffles, repeats and confidence intervals.
+//! harness: scenarios (checks and measurements) run in fresh processes, in a seeded shuffled
+//! order, repeated, with a confidence interval on every measurement.
+//!
+//! Pipeline: [`suite`] (what users write) -> [`plan`] (which runs, what order) -> [`execute`]
+//! (one process per run) -> [`events`] -> [`report`]; [`model`] holds the records every stage
+//! passes along and [`stats`] the statistics.
+#![warn(missing_docs)]
 
+pub mod cli;
+mod clock;
+pub mod errors;
+pub mod events;
+pub mod execute;
+pub mod host;
+pub mod model;
+pub mod plan;
+pub mod report;
+pub mod run;
 pub mod stats;
+pub mod suite;
+
+pub use model::{Better, Unit};
+pub use suite::{Bencher, Scenario, Throughput, skip};
+
+use std::process::ExitCode;
+
+/// The entry point of a suite binary: `fn main() -> ExitCode { harness::main() }`.
+///
+/// In a child started by the harness it runs the requested scenarios and exits; otherwise it is
+/// the command line (`run`, `--list`, ...).
+pub fn main() -> ExitCode {
+    let variants: Vec<suite::Variant> = suite::registered().iter().flat_map(Scenario::variants).collect();
+    let mut args = std::env::args();
+    match args.nth(1).as_deref() {
+        Some(execute::protocol::CHILD_ARG) => {
+            let request = args.next().unwrap_or_default();
+            ExitCode::from(execute::child::run_child(&request, &variants) as u8)
+        }
+        Some(execute::protocol::LIST_ARG) => {
+            cli::print_json_list(&variants);
+            ExitCode::SUCCESS
+        }
+        _ => cli::run(&variants),
+    }
+}
+
+#[doc(hidden)]
+pub mod __private {
+    pub use inventory;
+}

@@ -1,0 +1,112 @@
+//! Raw command-line arguments (clap). libtest's flags are accepted as libtest spells them, so
+//! cargo-nextest and habits from `cargo test` work unchanged.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+/// A scenario harness: each scenario in fresh processes, in a seeded shuffled order, with a
+/// confidence interval on every measurement.
+#[derive(Debug, Parser)]
+#[command(version, about, args_conflicts_with_subcommands = true)]
+pub struct Args {
+    /// What to do (default: run).
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// Options of the default `run`.
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run scenarios, each repetition in a fresh process (the default).
+    Run(RunArgs),
+}
+
+/// libtest's `--format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// One line per test with a header and a count.
+    Pretty,
+    /// `name: test` lines only.
+    Terse,
+    /// JSON (accepted for compatibility; listing prints terse-style lines).
+    Json,
+}
+
+/// Options of `run`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct RunArgs {
+    /// Run scenarios whose names contain any of these (all when none).
+    pub filters: Vec<String>,
+    /// Filters must match names exactly.
+    #[arg(long)]
+    pub exact: bool,
+    /// Skip scenarios whose names contain this (repeatable).
+    #[arg(long, value_name = "FILTER")]
+    pub skip: Vec<String>,
+    /// Run only ignored scenarios.
+    #[arg(long)]
+    pub ignored: bool,
+    /// Run ignored scenarios too.
+    #[arg(long)]
+    pub include_ignored: bool,
+    /// List scenarios instead of running them.
+    #[arg(long)]
+    pub list: bool,
+    /// Listing format (libtest's).
+    #[arg(long, value_enum, default_value = "pretty")]
+    pub format: Format,
+    /// Parallel processes for checks (default: logical cores).
+    #[arg(long, value_name = "N")]
+    pub test_threads: Option<String>,
+    /// Accepted for libtest compatibility: output is always captured per process and kept.
+    #[arg(long)]
+    pub nocapture: bool,
+    /// Accepted for libtest compatibility.
+    #[arg(long)]
+    pub show_output: bool,
+    /// Accepted for libtest compatibility.
+    #[arg(short, long)]
+    pub quiet: bool,
+    /// Accepted for libtest compatibility.
+    #[arg(long, value_name = "WHEN")]
+    pub color: Option<String>,
+
+    /// Isolated processes per scenario (default: 1 per check, 5 per measurement).
+    #[arg(long, value_name = "N")]
+    pub repeat: Option<String>,
+    /// Measured in-process iterations per measurement process.
+    #[arg(long, value_name = "M", default_value = "20")]
+    pub iterations: String,
+    /// Discarded warm-up iterations per measurement process.
+    #[arg(long, value_name = "W", default_value = "3")]
+    pub warmup: String,
+    /// Seed of the shuffled order (printed and stored; default: fresh).
+    #[arg(long, value_name = "S")]
+    pub seed: Option<String>,
+    /// Output directory (default: reports/<timestamp>/, with reports/latest pointing at it).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Per-process timeout in seconds (a scenario's own timeout wins).
+    #[arg(long, value_name = "SECS", default_value = "300")]
+    pub timeout: String,
+    /// Keep adding isolated runs of each measurement until its 95% interval's half-width is
+    /// within this percentage of its centre (or --max-repeat is reached).
+    #[arg(long, value_name = "PCT")]
+    pub target_ci: Option<String>,
+    /// Cap on processes per measurement under --target-ci.
+    #[arg(long, value_name = "N", default_value = "30")]
+    pub max_repeat: String,
+    /// Let measurements run beside other processes (default: alone).
+    #[arg(long)]
+    pub parallel_measurements: bool,
+    /// Run the scenarios of another suite binary instead of this one's.
+    #[arg(long, value_name = "PATH", conflicts_with = "test_bin")]
+    pub suite_bin: Option<PathBuf>,
+    /// Run the #[test]s of an ordinary libtest binary, one process each.
+    #[arg(long, value_name = "PATH")]
+    pub test_bin: Option<PathBuf>,
+}

@@ -1,0 +1,26 @@
+//! Documented exit statuses, mapped in one place.
+
+use crate::errors::Error;
+
+/// Exit statuses of every harness command.
+pub struct ExitCodes;
+
+impl ExitCodes {
+    /// Everything ran; nothing failed.
+    pub const OK: u8 = 0;
+    /// A check failed, crashed, timed out or was flaky (or detect/compare found something).
+    pub const FAILURES: u8 = 1;
+    /// Bad command line or input: nothing ran.
+    pub const USAGE: u8 = 2;
+    /// The harness itself could not do its work (I/O).
+    pub const HARNESS: u8 = 3;
+
+    /// The status for an expected error.
+    pub fn for_error(e: &Error) -> u8 {
+        match e {
+            Error::InvalidFlag { .. } | Error::NothingMatched { .. } | Error::OutDir { .. } | Error::BadResultsFile { .. } => Self::USAGE,
+            Error::NotASuite { .. } | Error::NotATestBinary { .. } => Self::USAGE,
+            Error::Io { .. } => Self::HARNESS,
+        }
+    }
+}

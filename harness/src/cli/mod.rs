@@ -1,0 +1,85 @@
+//! The command line: `args` (clap) parses, `options` validates, `exit_code` maps results and
+//! errors to exit statuses. Nothing below `cli/` sees clap types.
+
+mod args;
+mod exit_code;
+mod libtest_mode;
+mod list;
+mod options;
+
+pub use args::Args;
+pub use exit_code::ExitCodes;
+pub(crate) use list::print_json_list;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::errors::Error;
+use crate::events::Reporter;
+use crate::execute::{Listed, SuiteBinary, Target};
+use crate::report::{JsonWriter, JsonlWriter, OutDir, ProgressReporter, SummaryReporter, write_csv};
+use crate::suite::Variant;
+
+/// Run the CLI for a binary whose registered scenarios are `variants`.
+pub fn run(variants: &[Variant]) -> ExitCode {
+    let args = match Args::try_parse() {
+        Ok(a) => a,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { ExitCodes::USAGE } else { ExitCodes::OK });
+        }
+    };
+    match dispatch(args, variants) {
+        Ok(code) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(ExitCodes::for_error(&e))
+        }
+    }
+}
+
+fn dispatch(args: Args, variants: &[Variant]) -> Result<u8, Error> {
+    let run_args = match args.command {
+        Some(args::Command::Run(r)) => r,
+        None => args.run,
+    };
+    let own = list::listed(variants);
+    if run_args.list {
+        return list::print_list(&run_args, &own);
+    }
+    if libtest_mode::invoked_by_nextest() {
+        return libtest_mode::run(&run_args, &own);
+    }
+    run_command(run_args, own)
+}
+
+fn run_command(run_args: args::RunArgs, own: Vec<Listed>) -> Result<u8, Error> {
+    let opts = options::RunOptions::from_args(&run_args)?;
+    let target: Box<dyn Target> = match &opts.target {
+        options::TargetChoice::Own => Box::new(SuiteBinary::current(own)?),
+        options::TargetChoice::Suite(p) => Box::new(SuiteBinary::new(p)),
+        options::TargetChoice::Libtest(p) => Box::new(crate::execute::LibtestBinary::new(p)),
+    };
+    let listed = target.list()?;
+    let (selected, _ignored) = opts.selection.apply(&listed);
+    if selected.is_empty() {
+        return Err(Error::NothingMatched {
+            filters: opts.selection.filters.clone(),
+        });
+    }
+    let out = OutDir::create(opts.out.as_deref())?;
+    let mut config = opts.config;
+    config.scratch = out.scratch()?;
+    let mut jsonl = JsonlWriter::new(out.file("results.jsonl"));
+    let mut json = JsonWriter::new(out.file("results.json"));
+    let mut progress = ProgressReporter::default();
+    let mut summary = SummaryReporter::new(std::io::stdout());
+    let mut reporters: Vec<&mut dyn Reporter> = vec![&mut jsonl, &mut json, &mut progress, &mut summary];
+    let results = crate::run::run(target.as_ref(), &selected, &config, &mut reporters)?;
+    write_csv(&out.file("results.csv"), &results)?;
+    let _ = std::fs::remove_dir(&config.scratch);
+    println!("results: {}", out.path().display());
+    let failed = results.summaries.iter().any(|s| s.verdict.is_failure());
+    Ok(if failed { ExitCodes::FAILURES } else { ExitCodes::OK })
+}

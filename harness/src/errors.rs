@@ -1,0 +1,64 @@
+//! `Error`: every expected failure of the harness, each naming the file, flag or field at fault.
+
+use std::path::PathBuf;
+
+/// An expected failure. Messages name the flag, file or field and quote the bad value.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A command-line value is out of range or malformed.
+    #[error("invalid value {value:?} for '{flag}': {reason}")]
+    InvalidFlag {
+        /// The flag, e.g. `--repeat`.
+        flag: &'static str,
+        /// The value given.
+        value: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The output directory cannot be created or written.
+    #[error("cannot write to the output directory '{}' (--out): {source}", path.display())]
+    OutDir {
+        /// The directory.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// A results file is malformed.
+    #[error("malformed results file '{}': {detail}", path.display())]
+    BadResultsFile {
+        /// The file.
+        path: PathBuf,
+        /// Where and what.
+        detail: String,
+    },
+    /// A binary did not answer like a harness suite.
+    #[error("'{}' is not a harness suite binary: {detail}", path.display())]
+    NotASuite {
+        /// The binary.
+        path: PathBuf,
+        /// What it said.
+        detail: String,
+    },
+    /// A binary did not answer like a libtest test binary.
+    #[error("'{}' is not a libtest test binary: {detail}", path.display())]
+    NotATestBinary {
+        /// The binary.
+        path: PathBuf,
+        /// What it said.
+        detail: String,
+    },
+    /// Filters matched nothing.
+    #[error("no scenario matches the filters {filters:?} (use --list to see names)")]
+    NothingMatched {
+        /// The filters given.
+        filters: Vec<String>,
+    },
+    /// Any other I/O failure, with what was being done.
+    #[error("{what}: {source}")]
+    Io {
+        /// What was being done.
+        what: String,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+}

@@ -1,0 +1,19 @@
+//! Running scenarios in fresh processes: the parent side (`process`, `target`), the child side
+//! (`child`) and the wire format between them (`protocol`).
+//!
+//! Every way a child can end (pass, fail, skip, signal, timeout, silent exit, garbage on the
+//! result channel) becomes an [`Outcome`](crate::model::Outcome); none of them ends the harness.
+
+pub(crate) mod child;
+mod libtest;
+mod process;
+pub(crate) mod protocol;
+mod signal;
+mod suite_binary;
+mod target;
+
+pub use libtest::LibtestBinary;
+pub use process::{ProcessEnd, ProcessOutput, ProcessSpec, run_process};
+pub use signal::signal_name;
+pub use suite_binary::SuiteBinary;
+pub use target::{Listed, ProcessResult, ScenarioResult, Target, TargetRequest};

@@ -1,0 +1,82 @@
+//! `Target`: something whose scenarios can be listed and run in fresh processes — a suite binary
+//! speaking our protocol, or an ordinary libtest binary.
+
+use std::collections::BTreeMap;
+use std::io;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::ProcessOutput;
+use crate::errors::Error;
+use crate::model::{EnvChange, MetricSample, Outcome, ScenarioKind};
+
+/// One scenario (variant) as a target lists it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Listed {
+    /// Full name, as `--list` prints it.
+    pub name: String,
+    /// Check, measure or test.
+    pub kind: ScenarioKind,
+    /// `Some(reason)` when ignored by default.
+    pub ignored: Option<String>,
+    /// Env its processes must start with (env-matrix variants).
+    pub env: BTreeMap<String, String>,
+    /// The scenario's own timeout, if it set one.
+    pub timeout: Option<Duration>,
+}
+
+/// One process to run: these scenarios, in this order, in one child.
+#[derive(Debug, Clone)]
+pub struct TargetRequest {
+    /// Scenario names in the order asked for.
+    pub names: Vec<String>,
+    /// Env the process starts with, on top of the parent's.
+    pub env: BTreeMap<String, String>,
+    /// Measured iterations per measurement.
+    pub iterations: usize,
+    /// Warm-up iterations per measurement.
+    pub warmup: usize,
+    /// Kill the process after this long.
+    pub timeout: Option<Duration>,
+    /// Directory for scratch files.
+    pub scratch: PathBuf,
+    /// Unique id for scratch file names.
+    pub id: String,
+}
+
+/// One scenario's result inside a process.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScenarioResult {
+    /// Full name.
+    pub name: String,
+    /// How it ended.
+    pub outcome: Outcome,
+    /// Metrics it reported.
+    pub metrics: Vec<MetricSample>,
+    /// Env or cwd changes it made.
+    pub env_changes: Vec<EnvChange>,
+}
+
+/// Everything one process produced.
+#[derive(Debug, Clone)]
+pub struct ProcessResult {
+    /// Results in the order the scenarios actually ran; requested scenarios that never started
+    /// come last as `NotRun`.
+    pub results: Vec<ScenarioResult>,
+    /// The process's captured output and end.
+    pub process: ProcessOutput,
+}
+
+/// A binary whose scenarios the harness can list and run.
+pub trait Target: Send + Sync {
+    /// Path or description, for messages and reports.
+    fn describe(&self) -> String;
+    /// Every scenario (variant), in name order.
+    fn list(&self) -> Result<Vec<Listed>, Error>;
+    /// Run the request in one fresh process.
+    fn run(&self, request: &TargetRequest) -> io::Result<ProcessResult>;
+    /// Whether the target runs the requested order exactly (libtest binaries may not).
+    fn honours_order(&self) -> bool {
+        true
+    }
+}

@@ -1,0 +1,15 @@
+//! Plain serde records that every stage passes along: what ran, how it ended, what it measured.
+//!
+//! Nothing here runs anything. Runners produce these types; reporters consume them.
+
+mod host;
+mod metric;
+mod outcome;
+mod record;
+mod results;
+
+pub use host::HostInfo;
+pub use metric::{Better, MetricSample, Unit};
+pub use outcome::{Outcome, OutcomeCounts, Status};
+pub use record::{EnvChange, RunRecord, ScenarioKind};
+pub use results::{FORMAT_VERSION, MetricSummary, ResultsFile, RunMeta, ScenarioSummary, Verdict};

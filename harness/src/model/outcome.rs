@@ -1,0 +1,175 @@
+//! `Outcome`: how one scenario run in one process ended. Every way a child can end is a value here.
+
+use serde::{Deserialize, Serialize};
+
+/// How one run of one scenario ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum Outcome {
+    /// Returned normally (a check passed, a measurement finished).
+    Passed,
+    /// Panicked or returned `Err`; `message` is the panic message or the error.
+    Failed {
+        /// The panic message or the returned error.
+        message: String,
+    },
+    /// Asked to be skipped at run time (e.g. no CUDA driver); never counted as passed.
+    Skipped {
+        /// Why it was skipped.
+        reason: String,
+    },
+    /// Killed by a signal.
+    Crashed {
+        /// The signal's name, e.g. `SIGSEGV`.
+        signal: String,
+        /// The signal's number.
+        signal_number: i32,
+    },
+    /// Ran past its timeout; the child and its process group were killed.
+    TimedOut {
+        /// The timeout that expired, in seconds.
+        after_s: f64,
+    },
+    /// The process exited without reporting a result for this scenario.
+    NoResult {
+        /// The process's exit code.
+        exit_code: i32,
+    },
+    /// The result channel held something that is not the protocol.
+    ProtocolGarbage {
+        /// What was wrong, with the offending text (truncated).
+        detail: String,
+    },
+    /// Not run: an earlier scenario in the same shared process ended the process.
+    NotRun,
+}
+
+/// The outcome's kind without its details, for counting and filtering.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// See [`Outcome::Passed`].
+    Passed,
+    /// See [`Outcome::Failed`].
+    Failed,
+    /// See [`Outcome::Skipped`].
+    Skipped,
+    /// See [`Outcome::Crashed`].
+    Crashed,
+    /// See [`Outcome::TimedOut`].
+    TimedOut,
+    /// See [`Outcome::NoResult`].
+    NoResult,
+    /// See [`Outcome::ProtocolGarbage`].
+    ProtocolGarbage,
+    /// See [`Outcome::NotRun`].
+    NotRun,
+}
+
+impl Outcome {
+    /// The outcome's kind.
+    pub fn status(&self) -> Status {
+        match self {
+            Outcome::Passed => Status::Passed,
+            Outcome::Failed { .. } => Status::Failed,
+            Outcome::Skipped { .. } => Status::Skipped,
+            Outcome::Crashed { .. } => Status::Crashed,
+            Outcome::TimedOut { .. } => Status::TimedOut,
+            Outcome::NoResult { .. } => Status::NoResult,
+            Outcome::ProtocolGarbage { .. } => Status::ProtocolGarbage,
+            Outcome::NotRun => Status::NotRun,
+        }
+    }
+
+    /// True for every ending that makes a check not pass (skips and not-run excluded).
+    pub fn is_failure(&self) -> bool {
+        !matches!(self, Outcome::Passed | Outcome::Skipped { .. } | Outcome::NotRun)
+    }
+
+    /// One line for tables and the terminal.
+    pub fn short(&self) -> String {
+        match self {
+            Outcome::Passed => "passed".into(),
+            Outcome::Failed { .. } => "failed".into(),
+            Outcome::Skipped { reason } => format!("skipped ({reason})"),
+            Outcome::Crashed { signal, .. } => format!("crashed ({signal})"),
+            Outcome::TimedOut { after_s } => format!("timed out ({after_s:.0} s)"),
+            Outcome::NoResult { exit_code } => format!("no result (exit {exit_code})"),
+            Outcome::ProtocolGarbage { .. } => "protocol garbage".into(),
+            Outcome::NotRun => "not run".into(),
+        }
+    }
+}
+
+impl Status {
+    /// Every status, in the order reports list them.
+    pub const ALL: [Status; 8] = [
+        Status::Passed,
+        Status::Failed,
+        Status::Skipped,
+        Status::Crashed,
+        Status::TimedOut,
+        Status::NoResult,
+        Status::ProtocolGarbage,
+        Status::NotRun,
+    ];
+
+    /// The snake_case name used in JSON and CSV.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Passed => "passed",
+            Status::Failed => "failed",
+            Status::Skipped => "skipped",
+            Status::Crashed => "crashed",
+            Status::TimedOut => "timed_out",
+            Status::NoResult => "no_result",
+            Status::ProtocolGarbage => "protocol_garbage",
+            Status::NotRun => "not_run",
+        }
+    }
+}
+
+/// Runs counted by status.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OutcomeCounts {
+    /// Passed runs.
+    pub passed: usize,
+    /// Failed runs (panic or `Err`).
+    pub failed: usize,
+    /// Skipped runs.
+    pub skipped: usize,
+    /// Runs killed by a signal.
+    pub crashed: usize,
+    /// Runs past their timeout.
+    pub timed_out: usize,
+    /// Runs whose process exited without a result.
+    pub no_result: usize,
+    /// Runs whose result channel held garbage.
+    pub protocol_garbage: usize,
+}
+
+impl OutcomeCounts {
+    /// Count one outcome.
+    pub fn add(&mut self, outcome: &Outcome) {
+        match outcome.status() {
+            Status::Passed => self.passed += 1,
+            Status::Failed => self.failed += 1,
+            Status::Skipped => self.skipped += 1,
+            Status::Crashed => self.crashed += 1,
+            Status::TimedOut => self.timed_out += 1,
+            Status::NoResult => self.no_result += 1,
+            Status::ProtocolGarbage => self.protocol_garbage += 1,
+            Status::NotRun => {}
+        }
+    }
+
+    /// Runs that did not pass and were not skipped.
+    pub fn failures(&self) -> usize {
+        self.failed + self.crashed + self.timed_out + self.no_result + self.protocol_garbage
+    }
+
+    /// All counted runs.
+    pub fn total(&self) -> usize {
+        self.passed + self.skipped + self.failures()
+    }
+}

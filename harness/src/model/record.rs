@@ -1,0 +1,72 @@
+//! `RunRecord`: one scenario run in one process, as appended to `results.jsonl`.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::{MetricSample, Outcome};
+
+/// A check passes or fails; a measurement reports metrics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ScenarioKind {
+    /// Passes, or fails by panic or `Err`.
+    Check,
+    /// Returns named metrics over in-process iterations.
+    Measure,
+    /// A `#[test]` of an ordinary libtest binary.
+    Test,
+}
+
+/// A change a scenario made to process-wide state (an environment variable or the current
+/// directory) between its start and its end. `None` means unset.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EnvChange {
+    /// The variable's name, or `<cwd>` for the current directory.
+    pub name: String,
+    /// The value before the scenario ran.
+    pub before: Option<String>,
+    /// The value after it ran.
+    pub after: Option<String>,
+}
+
+/// One run of one scenario (variant) in one child process.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunRecord {
+    /// Position in the run's execution order (0-based); unique within a run.
+    pub run_index: usize,
+    /// Full scenario name as `--list` prints it, variant included.
+    pub scenario: String,
+    /// Check, measure or test.
+    pub kind: ScenarioKind,
+    /// The env-matrix values this variant's process started with.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub env: BTreeMap<String, String>,
+    /// Which isolated repetition of the scenario this is (0-based).
+    pub repetition: usize,
+    /// How it ended.
+    pub outcome: Outcome,
+    /// Measured metrics (measurements that finished only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub metrics: Vec<MetricSample>,
+    /// Wall time of the whole child process, spawn to reap, in nanoseconds.
+    pub wall_ns: u64,
+    /// Milliseconds since the run started when this process was spawned.
+    pub started_ms: f64,
+    /// Environment or current-directory changes the scenario made (shared-process hazard).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub env_changes: Vec<EnvChange>,
+    /// The child's stdout (truncated to a bounded size).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub stdout: String,
+    /// The child's stderr (truncated to a bounded size).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub stderr: String,
+}
+
+impl RunRecord {
+    /// The value of one metric, if this run measured it.
+    pub fn metric(&self, name: &str) -> Option<&MetricSample> {
+        self.metrics.iter().find(|m| m.name == name)
+    }
+}

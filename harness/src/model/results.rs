@@ -1,0 +1,137 @@
+//! `ResultsFile`: everything one `run` produced, as written to `results.json`.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::{Better, HostInfo, OutcomeCounts, RunRecord, ScenarioKind, Unit};
+use crate::stats::{Interval, Summary};
+
+/// Version of the `results.json` / `results.jsonl` schema; bumped on incompatible change.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// Facts about the run as a whole: how to reproduce it and where it ran.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunMeta {
+    /// Schema version, [`FORMAT_VERSION`].
+    pub format_version: u32,
+    /// Version of the harness that wrote this.
+    pub harness_version: String,
+    /// The suite binary's path.
+    pub binary: String,
+    /// The exact command line that reproduces the run (seed included).
+    pub command: Vec<String>,
+    /// Seed of the shuffled order.
+    pub seed: u64,
+    /// Scenario names in the order their first runs started.
+    pub order: Vec<String>,
+    /// Isolated processes per scenario requested.
+    pub repeat: usize,
+    /// Measured in-process iterations per process.
+    pub iterations: usize,
+    /// Discarded warm-up iterations per process.
+    pub warmup: usize,
+    /// Target relative CI half-width, if adaptive repetition was asked for.
+    pub target_ci: Option<f64>,
+    /// Parallel workers for checks.
+    pub test_threads: usize,
+    /// Start time, RFC 3339 UTC.
+    pub started_at: String,
+    /// End time, RFC 3339 UTC (empty while running).
+    pub finished_at: String,
+    /// Where it ran.
+    pub host: HostInfo,
+}
+
+/// Summary of one metric of one scenario across its processes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MetricSummary {
+    /// Metric name.
+    pub metric: String,
+    /// Unit of the metric.
+    pub unit: Unit,
+    /// Which direction is an improvement.
+    pub better: Better,
+    /// Statistics across processes (the process is the unit of repetition).
+    #[serde(flatten)]
+    pub stats: Summary,
+    /// The per-process values, in run order, with their run indices.
+    pub values: Vec<(usize, f64)>,
+}
+
+impl MetricSummary {
+    /// The 95% interval of the centre, if there is one.
+    pub fn ci(&self) -> Option<&Interval> {
+        self.stats.ci.as_ref()
+    }
+}
+
+/// The one-word verdict of a scenario in a `run`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Every run passed.
+    Passed,
+    /// Every run failed, crashed or timed out.
+    Failed,
+    /// Some runs passed and some did not.
+    Flaky,
+    /// Every run was skipped or ignored.
+    Skipped,
+    /// A measurement whose every run finished; its metrics are stable.
+    Measured,
+    /// A measurement flagged unstable (severe outliers or strong autocorrelation).
+    Unstable,
+}
+
+impl Verdict {
+    /// The word shown in tables.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Passed => "passed",
+            Verdict::Failed => "FAILED",
+            Verdict::Flaky => "FLAKY",
+            Verdict::Skipped => "skipped",
+            Verdict::Measured => "ok",
+            Verdict::Unstable => "unstable",
+        }
+    }
+
+    /// Whether this verdict makes the run's exit status non-zero.
+    pub fn is_failure(self) -> bool {
+        matches!(self, Verdict::Failed | Verdict::Flaky)
+    }
+}
+
+/// One scenario (variant) across all of its runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScenarioSummary {
+    /// Full name, variant included.
+    pub scenario: String,
+    /// Check or measure.
+    pub kind: ScenarioKind,
+    /// The env-matrix values of this variant.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub env: BTreeMap<String, String>,
+    /// Runs by outcome.
+    pub counts: OutcomeCounts,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// Why it was skipped (ignored scenarios, run-time skips).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skip_reason: Option<String>,
+    /// One entry per metric.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub metrics: Vec<MetricSummary>,
+}
+
+/// The whole of `results.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ResultsFile {
+    /// How to reproduce the run and where it ran.
+    pub meta: RunMeta,
+    /// Per-scenario summaries, in name order.
+    pub summaries: Vec<ScenarioSummary>,
+    /// Every run, in execution order.
+    pub runs: Vec<RunRecord>,
+}

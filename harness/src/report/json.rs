@@ -1,0 +1,73 @@
+//! `results.json`: written with the run's metadata when it starts (so even a killed run says how
+//! to reproduce it) and rewritten whole when it ends.
+
+use std::path::{Path, PathBuf};
+
+use super::out_dir::io_err;
+use crate::errors::Error;
+use crate::events::{Reporter, RunEvent};
+use crate::model::{ResultsFile, RunRecord};
+
+/// Writes `results.json` at the start and the end of a run.
+pub struct JsonWriter {
+    path: PathBuf,
+}
+
+impl JsonWriter {
+    /// Writes to `path`.
+    pub fn new(path: PathBuf) -> Self {
+        JsonWriter { path }
+    }
+}
+
+impl Reporter for JsonWriter {
+    fn on_event(&mut self, event: &RunEvent<'_>) -> Result<(), Error> {
+        match event {
+            RunEvent::Started { meta, .. } => {
+                let partial = ResultsFile {
+                    meta: (*meta).clone(),
+                    summaries: Vec::new(),
+                    runs: Vec::new(),
+                };
+                write_json(&self.path, &partial)
+            }
+            RunEvent::Finished { results } => write_json(&self.path, results),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Write `results` as pretty JSON to `path`, atomically (temp file, then rename).
+pub fn write_json(path: &Path, results: &ResultsFile) -> Result<(), Error> {
+    let text = serde_json::to_string_pretty(results).expect("results serialize");
+    let tmp = path.with_extension("json.tmp");
+    std::fs::write(&tmp, text).map_err(io_err(format!("writing {}", tmp.display())))?;
+    std::fs::rename(&tmp, path).map_err(io_err(format!("renaming {} to {}", tmp.display(), path.display())))
+}
+
+/// Read a run directory back: `results.json`, with runs from `results.jsonl` when the run was
+/// cut short (its summaries are then recomputed). Errors name the file and the line or column.
+pub fn read_results(dir: &Path) -> Result<ResultsFile, Error> {
+    let json_path = dir.join("results.json");
+    let text = std::fs::read_to_string(&json_path).map_err(io_err(format!("reading {}", json_path.display())))?;
+    let mut results: ResultsFile = serde_json::from_str(&text).map_err(|e| Error::BadResultsFile {
+        path: json_path.clone(),
+        detail: format!("line {}, column {}: {e}", e.line(), e.column()),
+    })?;
+    if results.meta.finished_at.is_empty() {
+        let jsonl = dir.join("results.jsonl");
+        let text = std::fs::read_to_string(&jsonl).unwrap_or_default();
+        let mut runs = Vec::new();
+        for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+            let r: RunRecord = serde_json::from_str(line).map_err(|e| Error::BadResultsFile {
+                path: jsonl.clone(),
+                detail: format!("line {}, column {}: {e}", i + 1, e.column()),
+            })?;
+            runs.push(r);
+        }
+        runs.sort_by_key(|r| r.run_index);
+        results.summaries = crate::run::summarize_runs(&runs);
+        results.runs = runs;
+    }
+    Ok(results)
+}

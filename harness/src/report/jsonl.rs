@@ -1,0 +1,45 @@
+//! `JsonlWriter`: appends each finished run to `results.jsonl` and flushes it, so a crash or a
+//! `kill -9` of the harness keeps every finished run.
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::PathBuf;
+
+use super::out_dir::io_err;
+use crate::errors::Error;
+use crate::events::{Reporter, RunEvent};
+
+/// Writes `results.jsonl`, one [`RunRecord`](crate::model::RunRecord) a line.
+pub struct JsonlWriter {
+    path: PathBuf,
+    file: Option<File>,
+}
+
+impl JsonlWriter {
+    /// Writes to `path` (truncated at the start of the run).
+    pub fn new(path: PathBuf) -> Self {
+        JsonlWriter { path, file: None }
+    }
+}
+
+impl Reporter for JsonlWriter {
+    fn on_event(&mut self, event: &RunEvent<'_>) -> Result<(), Error> {
+        match event {
+            RunEvent::Started { .. } => {
+                let f = OpenOptions::new().create(true).write(true).truncate(true).open(&self.path);
+                self.file = Some(f.map_err(io_err(format!("creating {}", self.path.display())))?);
+            }
+            RunEvent::RunFinished { record } => {
+                if let Some(f) = &mut self.file {
+                    let mut line = serde_json::to_string(record).expect("records serialize");
+                    line.push('\n');
+                    f.write_all(line.as_bytes())
+                        .and_then(|_| f.flush())
+                        .map_err(io_err(format!("appending to {}", self.path.display())))?;
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,123 @@
+//! The terminal summary: one row per scenario and metric — n, centre +- 95% CI half-width, CV,
+//! verdict — written to an injected writer so tests can read it.
+
+use std::io::Write;
+
+use crate::errors::Error;
+use crate::events::{Reporter, RunEvent};
+use crate::model::{ResultsFile, Unit};
+
+/// Prints the seed first and the summary table last.
+pub struct SummaryReporter<W: Write> {
+    out: W,
+}
+
+impl<W: Write> SummaryReporter<W> {
+    /// Writes to `out`.
+    pub fn new(out: W) -> Self {
+        SummaryReporter { out }
+    }
+}
+
+impl<W: Write> Reporter for SummaryReporter<W> {
+    fn on_event(&mut self, event: &RunEvent<'_>) -> Result<(), Error> {
+        let io = |e| Error::Io {
+            what: "writing the summary".into(),
+            source: e,
+        };
+        match event {
+            RunEvent::Started { meta, total } => writeln!(
+                self.out,
+                "seed: {}  ({} processes planned; reproduce with --seed {})",
+                meta.seed, total, meta.seed
+            )
+            .map_err(io),
+            RunEvent::Finished { results } => self.out.write_all(summary_table(results).as_bytes()).map_err(io),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// A value with its unit, at a precision that suits its size.
+pub fn format_value(v: f64, unit: &Unit) -> String {
+    let digits = if v.abs() >= 100.0 {
+        0
+    } else if v.abs() >= 10.0 {
+        1
+    } else if v.abs() >= 1.0 {
+        2
+    } else {
+        4
+    };
+    format!("{v:.digits$} {}", unit.symbol())
+}
+
+/// The summary table as text.
+pub fn summary_table(results: &ResultsFile) -> String {
+    let mut rows: Vec<[String; 6]> = vec![["scenario", "metric", "n", "centre ± 95% CI", "CV", "verdict"].map(String::from)];
+    for s in &results.summaries {
+        let n = s.counts.total().to_string();
+        if s.metrics.is_empty() {
+            let detail = match (&s.skip_reason, s.counts.failures()) {
+                (Some(reason), 0) => format!("({reason})"),
+                (_, f) if f > 0 => format!("{f}/{} runs failed", s.counts.total()),
+                _ => String::new(),
+            };
+            rows.push([s.scenario.clone(), "-".into(), n, detail, String::new(), s.verdict.as_str().into()]);
+        }
+        for m in &s.metrics {
+            let st = &m.stats;
+            let centre = format_value(st.center_value, &m.unit);
+            let ci = match (st.exact, st.rel_half_width) {
+                (true, _) => format!("{centre} (exact)"),
+                (false, Some(w)) => format!("{centre} ± {:.1}%", w * 100.0),
+                (false, None) => centre,
+            };
+            let cv = if st.exact { "0".into() } else { format!("{:.1}%", st.cv * 100.0) };
+            rows.push([
+                s.scenario.clone(),
+                m.metric.clone(),
+                st.n.to_string(),
+                ci,
+                cv,
+                s.verdict.as_str().into(),
+            ]);
+        }
+    }
+    let widths: Vec<usize> = (0..6)
+        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
+    let mut out = String::new();
+    for (i, r) in rows.iter().enumerate() {
+        let line: Vec<String> = r.iter().zip(&widths).map(|(cell, w)| format!("{cell:<w$}")).collect();
+        out.push_str(line.join("  ").trim_end());
+        out.push('\n');
+        if i == 0 {
+            out.push_str(&widths.iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>().join("  "));
+            out.push('\n');
+        }
+    }
+    let totals = results.summaries.iter().fold(crate::model::OutcomeCounts::default(), |mut acc, s| {
+        acc.passed += s.counts.passed;
+        acc.failed += s.counts.failed;
+        acc.skipped += s.counts.skipped;
+        acc.crashed += s.counts.crashed;
+        acc.timed_out += s.counts.timed_out;
+        acc.no_result += s.counts.no_result;
+        acc.protocol_garbage += s.counts.protocol_garbage;
+        acc
+    });
+    out.push_str(&format!(
+        "\n{} runs: {} passed, {} failed, {} crashed, {} timed out, {} no result, {} garbage, {} skipped; seed {}\n",
+        totals.total(),
+        totals.passed,
+        totals.failed,
+        totals.crashed,
+        totals.timed_out,
+        totals.no_result,
+        totals.protocol_garbage,
+        totals.skipped,
+        results.meta.seed
+    ));
+    out
+}

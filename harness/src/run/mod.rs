@@ -1,0 +1,190 @@
+//! The `run` pipeline: plan jobs, execute them in fresh processes, summarise, and emit
+//! [`RunEvent`](crate::events::RunEvent)s to reporters.
+
+mod scheduler;
+mod summarize;
+
+pub use scheduler::{Scheduler, SchedulerConfig};
+pub use summarize::summarize_runs;
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant, SystemTime};
+
+use crate::clock;
+use crate::errors::Error;
+use crate::events::{Reporter, RunEvent};
+use crate::execute::{Listed, Target};
+use crate::model::{FORMAT_VERSION, ResultsFile, RunMeta, RunRecord, ScenarioKind};
+use crate::plan::{self, SeededOrder};
+use crate::stats;
+
+/// Validated options of one `run`.
+#[derive(Debug, Clone)]
+pub struct RunConfig {
+    /// Isolated processes per check.
+    pub repeat_checks: usize,
+    /// Isolated processes per measurement (the minimum when `target_ci` is set).
+    pub repeat_measures: usize,
+    /// Measured iterations per process.
+    pub iterations: usize,
+    /// Warm-up iterations per process.
+    pub warmup: usize,
+    /// Seed of the order.
+    pub seed: u64,
+    /// Default per-process timeout.
+    pub timeout: Option<Duration>,
+    /// Parallel workers for checks.
+    pub test_threads: usize,
+    /// Let measurements overlap other processes.
+    pub parallel_measurements: bool,
+    /// Target relative half-width of each measurement's 95% interval (0.02 = 2%).
+    pub target_ci: Option<f64>,
+    /// Cap on processes per measurement under `target_ci`.
+    pub max_repeat: usize,
+    /// Directory for scratch files (captured output, result channels).
+    pub scratch: PathBuf,
+    /// The command line that reproduces this run.
+    pub command: Vec<String>,
+}
+
+/// Run `selected` scenarios of `target`, emitting events to `reporters`.
+pub fn run(
+    target: &dyn Target,
+    selected: &[Listed],
+    config: &RunConfig,
+    reporters: &mut [&mut dyn Reporter],
+) -> Result<ResultsFile, Error> {
+    let started = SystemTime::now();
+    let clock_start = Instant::now();
+    let mut order = SeededOrder::new(config.seed);
+    let jobs = plan::jobs(selected, config.repeat_checks, config.repeat_measures, config.timeout, &mut order);
+    let mut meta = RunMeta {
+        format_version: FORMAT_VERSION,
+        harness_version: env!("CARGO_PKG_VERSION").to_owned(),
+        binary: target.describe(),
+        command: config.command.clone(),
+        seed: config.seed,
+        order: first_occurrence_order(jobs.iter().map(|j| j.scenario.as_str())),
+        repeat: config.repeat_measures,
+        iterations: config.iterations,
+        warmup: config.warmup,
+        target_ci: config.target_ci,
+        test_threads: config.test_threads,
+        started_at: clock::rfc3339(started),
+        finished_at: String::new(),
+        host: crate::host::collect(),
+    };
+    emit(
+        reporters,
+        &RunEvent::Started {
+            meta: &meta,
+            total: jobs.len(),
+        },
+    )?;
+
+    let mut scheduler = Scheduler::new(
+        target,
+        SchedulerConfig {
+            iterations: config.iterations,
+            warmup: config.warmup,
+            test_threads: config.test_threads,
+            parallel_measurements: config.parallel_measurements,
+            scratch: config.scratch.clone(),
+        },
+        clock_start,
+    );
+    let mut records: Vec<RunRecord> = Vec::new();
+    let mut batch = jobs;
+    let mut round = 0;
+    loop {
+        let mut failure: Option<Error> = None;
+        scheduler.execute(batch, &mut order, |record| {
+            if failure.is_none() {
+                if let Err(e) = emit(reporters, &RunEvent::RunFinished { record: &record }) {
+                    failure = Some(e);
+                }
+            }
+            records.push(record);
+        });
+        if let Some(e) = failure {
+            return Err(e);
+        }
+        round += 1;
+        let Some(target_ci) = config.target_ci else {
+            break;
+        };
+        batch = more_runs(selected, &records, target_ci, config.max_repeat, config.timeout);
+        if batch.is_empty() || round > 64 {
+            break;
+        }
+        order.shuffle(&mut batch);
+        emit(reporters, &RunEvent::Planned { added: batch.len() })?;
+    }
+
+    records.sort_by_key(|r| r.run_index);
+    meta.finished_at = clock::rfc3339(SystemTime::now());
+    meta.host.load_end = crate::host::load_average();
+    let results = ResultsFile {
+        summaries: summarize_runs(&records),
+        meta,
+        runs: records,
+    };
+    emit(reporters, &RunEvent::Finished { results: &results })?;
+    Ok(results)
+}
+
+fn emit(reporters: &mut [&mut dyn Reporter], event: &RunEvent<'_>) -> Result<(), Error> {
+    reporters.iter_mut().try_for_each(|r| r.on_event(event))
+}
+
+fn first_occurrence_order<'a>(names: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    names.filter(|n| seen.insert(*n)).map(str::to_owned).collect()
+}
+
+/// Under `--target-ci`: for each measurement whose widest metric interval is still wider than
+/// the target, half as many runs again as it has (at least 2), up to `max_repeat` in all.
+fn more_runs(selected: &[Listed], records: &[RunRecord], target_ci: f64, max_repeat: usize, timeout: Option<Duration>) -> Vec<plan::Job> {
+    let mut jobs = Vec::new();
+    for l in selected.iter().filter(|l| l.kind == ScenarioKind::Measure) {
+        let mine: Vec<&RunRecord> = records.iter().filter(|r| r.scenario == l.name).collect();
+        let n = mine.len();
+        if n >= max_repeat
+            || mine
+                .iter()
+                .any(|r| r.outcome.is_failure() || matches!(r.outcome, crate::model::Outcome::Skipped { .. }))
+        {
+            continue;
+        }
+        let widest = widest_rel_half_width(&mine);
+        if widest.is_some_and(|w| w <= target_ci) {
+            continue;
+        }
+        let add = (n / 2).max(2).min(max_repeat - n);
+        jobs.extend((n..n + add).map(|repetition| plan::Job {
+            scenario: l.name.clone(),
+            kind: l.kind,
+            env: l.env.clone(),
+            repetition,
+            timeout: l.timeout.or(timeout),
+        }));
+    }
+    jobs
+}
+
+fn widest_rel_half_width(runs: &[&RunRecord]) -> Option<f64> {
+    let first = runs.first()?;
+    let mut widest: Option<f64> = None;
+    for m in &first.metrics {
+        let values: Vec<f64> = runs.iter().filter_map(|r| r.metric(&m.name)).map(|s| s.value).collect();
+        let Ok(s) = stats::summarize(&values, None, m.unit.is_ratio_scale(), 0.95) else {
+            return None;
+        };
+        if s.exact {
+            continue;
+        }
+        let w = s.rel_half_width?;
+        widest = Some(widest.map_or(w, |x: f64| x.max(w)));
+    }
+    widest.or(Some(0.0))
+}

@@ -1,0 +1,129 @@
+//! `Bencher`: what a measurement drives. It runs warm-up and measured iterations in the child
+//! process and collects the metrics that process reports.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use crate::model::{Better, MetricSample, Unit};
+
+/// Work done by one iteration, for derived throughput metrics.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Throughput {
+    /// Floating-point operations per iteration: adds `gflop_per_s`.
+    Flops(u64),
+    /// Bytes moved per iteration: adds `gbytes_per_s`.
+    Bytes(u64),
+}
+
+/// Shortest timed sample. Calls faster than this are batched so the clock's resolution and
+/// cost (tens of ns) stay below 0.5% of every sample.
+const MIN_SAMPLE: Duration = Duration::from_micros(20);
+
+/// Drives one measurement inside its process. See [`Bencher::iter`].
+pub struct Bencher {
+    iterations: usize,
+    warmup: usize,
+    throughput: Vec<Throughput>,
+    metrics: Vec<MetricSample>,
+}
+
+impl Bencher {
+    pub(crate) fn new(iterations: usize, warmup: usize) -> Self {
+        Bencher {
+            iterations: iterations.max(1),
+            warmup,
+            throughput: Vec::new(),
+            metrics: Vec::new(),
+        }
+    }
+
+    /// Measured iterations this process runs.
+    pub fn iterations(&self) -> usize {
+        self.iterations
+    }
+
+    /// Declare the work one iteration does; `iter` then also reports the matching rate.
+    pub fn throughput(&mut self, t: Throughput) -> &mut Self {
+        self.throughput.push(t);
+        self
+    }
+
+    /// Time `f`: `warmup` discarded iterations, then `iterations` measured ones. Reports
+    /// `latency_ns` (per call) and any declared throughput. Calls shorter than 20 us are timed
+    /// in batches and divided.
+    pub fn iter<R>(&mut self, mut f: impl FnMut() -> R) {
+        let mut last = Duration::ZERO;
+        for _ in 0..self.warmup.max(1) {
+            let t = Instant::now();
+            black_box(f());
+            last = t.elapsed();
+        }
+        let batch = if last >= MIN_SAMPLE {
+            1
+        } else {
+            (MIN_SAMPLE.as_nanos() / last.as_nanos().max(1) + 1).min(1 << 20) as u64
+        };
+        let mut per_call = Vec::with_capacity(self.iterations);
+        for _ in 0..self.iterations {
+            let t = Instant::now();
+            for _ in 0..batch {
+                black_box(f());
+            }
+            per_call.push(t.elapsed().as_nanos() as f64 / batch as f64);
+        }
+        self.record_latencies(per_call);
+    }
+
+    /// Like [`iter`](Self::iter), but `f` times itself (CUDA events, an external clock) and
+    /// returns the duration of one iteration.
+    pub fn iter_timed(&mut self, mut f: impl FnMut() -> Duration) {
+        for _ in 0..self.warmup {
+            black_box(f());
+        }
+        let per_call = (0..self.iterations).map(|_| f().as_nanos() as f64).collect();
+        self.record_latencies(per_call);
+    }
+
+    fn record_latencies(&mut self, per_call: Vec<f64>) {
+        for t in self.throughput.clone() {
+            let (name, unit, work) = match t {
+                Throughput::Flops(n) => ("gflop_per_s", Unit::GFlopsPerSec, n),
+                Throughput::Bytes(n) => ("gbytes_per_s", Unit::GBytesPerSec, n),
+            };
+            // work per ns is exactly giga-work per second.
+            let rates = per_call.iter().map(|ns| work as f64 / ns).collect();
+            self.push(name, unit.clone(), unit.default_better(), rates);
+        }
+        self.push("latency_ns", Unit::Nanoseconds, Better::Lower, per_call);
+    }
+
+    /// Report one value of a metric for this process (a counter, a size), with the unit's
+    /// default direction.
+    pub fn record(&mut self, name: impl Into<String>, unit: Unit, value: f64) {
+        let better = unit.default_better();
+        self.push(name, unit, better, vec![value]);
+    }
+
+    /// Report per-iteration values of a metric, with an explicit direction.
+    pub fn record_iterations(&mut self, name: impl Into<String>, unit: Unit, better: Better, values: Vec<f64>) {
+        self.push(name, unit, better, values);
+    }
+
+    fn push(&mut self, name: impl Into<String>, unit: Unit, better: Better, iterations: Vec<f64>) {
+        let name = name.into();
+        let value = iterations.iter().sum::<f64>() / iterations.len().max(1) as f64;
+        let iterations = if iterations.len() > 1 { iterations } else { Vec::new() };
+        self.metrics.retain(|m| m.name != name);
+        self.metrics.push(MetricSample {
+            name,
+            unit,
+            better,
+            value,
+            iterations,
+        });
+    }
+
+    pub(crate) fn into_metrics(self) -> Vec<MetricSample> {
+        self.metrics
+    }
+}

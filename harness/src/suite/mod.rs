@@ -1,0 +1,17 @@
+//! What a user writes: [`Scenario`]s (checks and measurements), registered with one line and
+//! discovered at link time.
+//!
+//! ```ignore
+//! harness::scenario!(Scenario::check("kv/no_leak", no_leak));
+//! harness::scenarios!(|| sizes().map(|s| Scenario::measure(format!("add/{s}"), move |b| b.iter(|| add(s)))).collect());
+//! fn main() -> std::process::ExitCode { harness::main() }
+//! ```
+
+mod bencher;
+mod registry;
+mod scenario;
+
+pub use bencher::{Bencher, Throughput};
+pub use registry::{Registration, registered};
+pub(crate) use scenario::SkipSignal;
+pub use scenario::{Body, CheckResult, Scenario, Variant, skip};
