@@ -1,1 +1,37 @@
-//! Statistics over per-process values: intervals, outliers, tests. (Filled in by the stats work.)
+//! Statistics over per-process values: `summarize` into a `Summary`, intervals, outliers, tests.
+//!
+//! One value per process is the unit of repetition; see `docs/statistics.md` for the method,
+//! the constants and the simulations that back each claim. Each file holds one concept:
+//! [`Sample`] (validated input), [`Interval`], [`summarize`] (the runner's entry point),
+//! proportions, hypothesis tests with Benjamini-Hochberg, and power.
+
+mod autocorr;
+mod dist;
+mod errors;
+pub mod hypothesis;
+mod interval;
+mod median_ci;
+mod outliers;
+mod power;
+pub mod proportion;
+mod sample;
+pub mod summary;
+mod variance_split;
+
+#[cfg(test)]
+mod testutil;
+
+pub use autocorr::{lag1_autocorrelation, mean_lag1_autocorrelation};
+pub use errors::StatsError;
+pub use hypothesis::{
+    TestResult, benjamini_hochberg, mann_whitney_u, paired_t, t_interval, tost_equivalent,
+    welch_interval, welch_t,
+};
+pub use interval::Interval;
+pub use median_ci::median_interval;
+pub use outliers::{MILD_IQR, Outlier, SEVERE_IQR, Severity, tukey_outliers};
+pub use power::{minimal_detectable_effect, required_n_paired};
+pub use proportion::{clopper_pearson, clopper_pearson_upper, wilson};
+pub use sample::Sample;
+pub use summary::{Center, Summary, summarize};
+pub use variance_split::{VarianceSplit, variance_split};
