@@ -122,10 +122,11 @@ pub fn summarize(
 
     let scaled: Vec<f64> = per_process.iter().map(|&x| to_scale(x)).collect();
     let scaled = Sample::new(&scaled).expect("ln of finite positive values is finite");
-    let center_value = from_scale(scaled.mean());
     let (mean, std_dev) = (sample.mean(), sample.std_dev());
     let (min, max) = (sample.min(), sample.max());
     let exact = min == max;
+    // exp(ln x) need not return x exactly; an exact value must be reported as given.
+    let center_value = if exact { min } else { from_scale(scaled.mean()) };
 
     // Student-t interval on the working scale: ybar +- t(1 - a/2, n - 1) s / sqrt(n), mapped
     // back with exp for the geometric mean (the interval for exp(E ln X)).
@@ -176,3 +177,7 @@ fn within_diagnostics(within: Option<&[Vec<f64>]>, geometric: bool) -> (Option<V
         w.iter().map(|s| s.iter().map(|&x| if logs { x.ln() } else { x }).collect()).collect();
     (variance_split(&scaled).ok(), mean_lag1_autocorrelation(&scaled))
 }
+
+#[cfg(test)]
+#[path = "summary_tests.rs"]
+mod tests;
