@@ -37,10 +37,17 @@ fn welch_parts(a: &[f64], b: &[f64]) -> Result<(f64, f64, f64), StatsError> {
 pub fn welch_t(a: &[f64], b: &[f64]) -> Result<TestResult, StatsError> {
     let (diff, se, df) = welch_parts(a, b)?;
     if se == 0.0 {
-        return Err(StatsError::ZeroVariance { mean_a: b[0] - diff, mean_b: b[0] });
+        return Err(StatsError::ZeroVariance {
+            mean_a: b[0] - diff,
+            mean_b: b[0],
+        });
     }
     let t = diff / se;
-    Ok(TestResult { statistic: t, df: Some(df), p_value: t_two_sided_p(t, df) })
+    Ok(TestResult {
+        statistic: t,
+        df: Some(df),
+        p_value: t_two_sided_p(t, df),
+    })
 }
 
 /// Paired t test: one-sample t of the differences `b_i - a_i` against 0, df = n - 1.
@@ -49,11 +56,18 @@ pub fn paired_t(diffs: &[f64]) -> Result<TestResult, StatsError> {
     let d = Sample::new(diffs)?;
     let se = d.std_err();
     if se == 0.0 {
-        return Err(StatsError::ZeroVariance { mean_a: 0.0, mean_b: d.mean() });
+        return Err(StatsError::ZeroVariance {
+            mean_a: 0.0,
+            mean_b: d.mean(),
+        });
     }
     let df = (d.len() - 1) as f64;
     let t = d.mean() / se;
-    Ok(TestResult { statistic: t, df: Some(df), p_value: t_two_sided_p(t, df) })
+    Ok(TestResult {
+        statistic: t,
+        df: Some(df),
+        p_value: t_two_sided_p(t, df),
+    })
 }
 
 /// Student-t interval for the mean, `mean +- t(1 - a/2, n - 1) s / sqrt(n)`.
@@ -61,7 +75,11 @@ pub fn t_interval(values: &[f64], level: f64) -> Result<Interval, StatsError> {
     check_probability("level", level)?;
     let s = Sample::new(values)?;
     let half = t_quantile(0.5 + level / 2.0, (s.len() - 1) as f64) * s.std_err();
-    Ok(Interval { low: s.mean() - half, high: s.mean() + half, level })
+    Ok(Interval {
+        low: s.mean() - half,
+        high: s.mean() + half,
+        level,
+    })
 }
 
 /// Welch interval for `mean(b) - mean(a)`: `diff +- t(1 - a/2, df) se`, Satterthwaite df.
@@ -69,8 +87,16 @@ pub fn t_interval(values: &[f64], level: f64) -> Result<Interval, StatsError> {
 pub fn welch_interval(a: &[f64], b: &[f64], level: f64) -> Result<Interval, StatsError> {
     check_probability("level", level)?;
     let (diff, se, df) = welch_parts(a, b)?;
-    let half = if se == 0.0 { 0.0 } else { t_quantile(0.5 + level / 2.0, df) * se };
-    Ok(Interval { low: diff - half, high: diff + half, level })
+    let half = if se == 0.0 {
+        0.0
+    } else {
+        t_quantile(0.5 + level / 2.0, df) * se
+    };
+    Ok(Interval {
+        low: diff - half,
+        high: diff + half,
+        level,
+    })
 }
 
 /// Two one-sided tests (Schuirmann 1987) at alpha = 0.05 are equivalent to the 90% interval
@@ -95,8 +121,11 @@ pub fn mann_whitney_u(a: &[f64], b: &[f64]) -> Result<TestResult, StatsError> {
     }
     let (na, nb) = (a.len(), b.len());
     // Mid-ranks of the pooled values.
-    let mut pooled: Vec<(f64, bool)> =
-        a.iter().map(|&x| (x, false)).chain(b.iter().map(|&x| (x, true))).collect();
+    let mut pooled: Vec<(f64, bool)> = a
+        .iter()
+        .map(|&x| (x, false))
+        .chain(b.iter().map(|&x| (x, true)))
+        .collect();
     pooled.sort_by(|x, y| x.0.total_cmp(&y.0));
     let n = pooled.len();
     let (mut rank_sum_b, mut tie_term, mut i) = (0.0, 0.0, 0);
@@ -124,7 +153,11 @@ pub fn mann_whitney_u(a: &[f64], b: &[f64]) -> Result<TestResult, StatsError> {
             normal_two_sided_p(z)
         }
     };
-    Ok(TestResult { statistic: u, df: None, p_value })
+    Ok(TestResult {
+        statistic: u,
+        df: None,
+        p_value,
+    })
 }
 
 /// Exact two-sided p-value of U (integer, no ties): `min(1, 2 min(P(U <= u), P(U >= u)))`.

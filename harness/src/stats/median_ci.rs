@@ -18,7 +18,7 @@ pub fn median_interval(sample: &Sample<'_>, level: f64) -> Result<Interval, Stat
     let n = sorted.len();
     let mut j = 1; // 1-based rank of the lower bound
     let mut achieved = order_stat_coverage(n, 1);
-    while j + 1 <= n / 2 {
+    while j < n / 2 {
         let next = order_stat_coverage(n, j + 1);
         if next < level {
             break;
@@ -26,7 +26,11 @@ pub fn median_interval(sample: &Sample<'_>, level: f64) -> Result<Interval, Stat
         j += 1;
         achieved = next;
     }
-    Ok(Interval { low: sorted[j - 1], high: sorted[n - j], level: achieved })
+    Ok(Interval {
+        low: sorted[j - 1],
+        high: sorted[n - j],
+        level: achieved,
+    })
 }
 
 /// Coverage of `[x_(j), x_(n+1-j)]` for the median: `1 - 2 P(Binomial(n, 1/2) <= j - 1)`.
@@ -81,9 +85,14 @@ mod tests {
                 hits += ci.contains(true_median) as usize;
             }
             let cov = hits as f64 / trials as f64;
-            eprintln!("median order-statistic interval n={n}: coverage {cov:.3} (achieved level {level:.4})");
+            eprintln!(
+                "median order-statistic interval n={n}: coverage {cov:.3} (achieved level {level:.4})"
+            );
             assert!(level >= 0.95);
-            assert!(cov >= mc_lower(level, trials), "n={n}: coverage {cov} < achieved level {level}");
+            assert!(
+                cov >= mc_lower(level, trials),
+                "n={n}: coverage {cov} < achieved level {level}"
+            );
         }
     }
 

@@ -13,7 +13,10 @@ impl<'a> Sample<'a> {
     pub fn new(values: &'a [f64]) -> Result<Sample<'a>, StatsError> {
         check_finite(values)?;
         if values.len() < 2 {
-            return Err(StatsError::TooFew { needed: 2, got: values.len() });
+            return Err(StatsError::TooFew {
+                needed: 2,
+                got: values.len(),
+            });
         }
         Ok(Sample(values))
     }
@@ -86,7 +89,10 @@ impl<'a> Sample<'a> {
 /// Rejects the first NaN or infinite value, naming its position.
 pub(crate) fn check_finite(values: &[f64]) -> Result<(), StatsError> {
     match values.iter().position(|x| !x.is_finite()) {
-        Some(index) => Err(StatsError::NonFinite { index, value: values[index] }),
+        Some(index) => Err(StatsError::NonFinite {
+            index,
+            value: values[index],
+        }),
         None => Ok(()),
     }
 }

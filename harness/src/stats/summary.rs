@@ -96,16 +96,27 @@ pub fn summarize(
     }
     if let Some(w) = within {
         if w.len() != n {
-            return Err(StatsError::WithinMismatch { series: w.len(), values: n });
+            return Err(StatsError::WithinMismatch {
+                series: w.len(),
+                values: n,
+            });
         }
         for (series, s) in w.iter().enumerate() {
             if let Some(index) = s.iter().position(|x| !x.is_finite()) {
-                return Err(StatsError::NonFiniteWithin { series, index, value: s[index] });
+                return Err(StatsError::NonFiniteWithin {
+                    series,
+                    index,
+                    value: s[index],
+                });
             }
         }
     }
     let geometric = positive && per_process.iter().all(|&x| x > 0.0);
-    let center = if geometric { Center::GeometricMean } else { Center::ArithmeticMean };
+    let center = if geometric {
+        Center::GeometricMean
+    } else {
+        Center::ArithmeticMean
+    };
     let to_scale = |x: f64| if geometric { x.ln() } else { x };
     let from_scale = |y: f64| if geometric { y.exp() } else { y };
 
@@ -113,9 +124,22 @@ pub fn summarize(
     let Ok(sample) = Sample::new(per_process) else {
         let x = per_process[0];
         return Ok(Summary {
-            n, mean: x, median: x, std_dev: 0.0, cv: 0.0, min: x, max: x, center,
-            center_value: x, ci: None, exact: false, rel_half_width: None, median_ci: None,
-            outliers: Vec::new(), variance_split: diag_split, lag1_autocorr: diag_autocorr,
+            n,
+            mean: x,
+            median: x,
+            std_dev: 0.0,
+            cv: 0.0,
+            min: x,
+            max: x,
+            center,
+            center_value: x,
+            ci: None,
+            exact: false,
+            rel_half_width: None,
+            median_ci: None,
+            outliers: Vec::new(),
+            variance_split: diag_split,
+            lag1_autocorr: diag_autocorr,
             unstable: diag_autocorr.is_some_and(|r| r > UNSTABLE_AUTOCORR),
         });
     };
@@ -126,23 +150,38 @@ pub fn summarize(
     let (min, max) = (sample.min(), sample.max());
     let exact = min == max;
     // exp(ln x) need not return x exactly; an exact value must be reported as given.
-    let center_value = if exact { min } else { from_scale(scaled.mean()) };
+    let center_value = if exact {
+        min
+    } else {
+        from_scale(scaled.mean())
+    };
 
     // Student-t interval on the working scale: ybar +- t(1 - a/2, n - 1) s / sqrt(n), mapped
     // back with exp for the geometric mean (the interval for exp(E ln X)).
     let ci = (!exact).then(|| {
         let t = t_quantile(0.5 + level / 2.0, (n - 1) as f64);
         let half = t * scaled.std_err();
-        Interval { low: from_scale(scaled.mean() - half), high: from_scale(scaled.mean() + half), level }
+        Interval {
+            low: from_scale(scaled.mean() - half),
+            high: from_scale(scaled.mean() + half),
+            level,
+        }
     });
     let rel_half_width = match &ci {
         _ if exact => Some(0.0),
         Some(ci) if center_value != 0.0 => Some(ci.half_width() / center_value.abs()),
         _ => None,
     };
-    let median_ci = if exact { None } else { Some(median_interval(&sample, level)?) };
+    let median_ci = if exact {
+        None
+    } else {
+        Some(median_interval(&sample, level)?)
+    };
     let outliers = tukey_outliers(&sample, to_scale);
-    let severe = outliers.iter().filter(|o| o.severity == Severity::Severe).count();
+    let severe = outliers
+        .iter()
+        .filter(|o| o.severity == Severity::Severe)
+        .count();
     let many_severe =
         severe >= UNSTABLE_MIN_SEVERE && severe as f64 >= UNSTABLE_SEVERE_SHARE * n as f64;
     let unstable = many_severe || diag_autocorr.is_some_and(|r| r > UNSTABLE_AUTOCORR);
@@ -152,7 +191,11 @@ pub fn summarize(
         mean,
         median: sample.median(),
         std_dev,
-        cv: if mean != 0.0 { std_dev / mean.abs() } else { 0.0 },
+        cv: if mean != 0.0 {
+            std_dev / mean.abs()
+        } else {
+            0.0
+        },
         min,
         max,
         center,
@@ -170,12 +213,20 @@ pub fn summarize(
 
 /// Variance split and mean lag-1 autocorrelation of the iterations, on log scale when the
 /// center is geometric and every iteration value is positive.
-fn within_diagnostics(within: Option<&[Vec<f64>]>, geometric: bool) -> (Option<VarianceSplit>, Option<f64>) {
+fn within_diagnostics(
+    within: Option<&[Vec<f64>]>,
+    geometric: bool,
+) -> (Option<VarianceSplit>, Option<f64>) {
     let Some(w) = within else { return (None, None) };
     let logs = geometric && w.iter().flatten().all(|&x| x > 0.0);
-    let scaled: Vec<Vec<f64>> =
-        w.iter().map(|s| s.iter().map(|&x| if logs { x.ln() } else { x }).collect()).collect();
-    (variance_split(&scaled).ok(), mean_lag1_autocorrelation(&scaled))
+    let scaled: Vec<Vec<f64>> = w
+        .iter()
+        .map(|s| s.iter().map(|&x| if logs { x.ln() } else { x }).collect())
+        .collect();
+    (
+        variance_split(&scaled).ok(),
+        mean_lag1_autocorrelation(&scaled),
+    )
 }
 
 #[cfg(test)]

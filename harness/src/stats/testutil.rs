@@ -27,11 +27,14 @@ pub(crate) fn contaminated_lognormal(
     (0..n)
         .map(|_| {
             let x = (mu + sigma * normal(rng)).exp();
-            if rng.random::<f64>() < p_contam { x * factor } else { x }
+            if rng.random::<f64>() < p_contam {
+                x * factor
+            } else {
+                x
+            }
         })
         .collect()
 }
-
 
 /// Lower end of a one-sided 99.9% band for an observed proportion when the true rate is `p`:
 /// `p - 3.1 * sqrt(p (1 - p) / trials)` (3.09 is the normal 0.999 quantile): the Monte-Carlo

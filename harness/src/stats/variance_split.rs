@@ -27,22 +27,39 @@ pub struct VarianceSplit {
 /// Needs at least 2 groups, each with at least 2 finite values.
 pub fn variance_split(groups: &[Vec<f64>]) -> Result<VarianceSplit, StatsError> {
     if groups.len() < 2 {
-        return Err(StatsError::TooFew { needed: 2, got: groups.len() });
+        return Err(StatsError::TooFew {
+            needed: 2,
+            got: groups.len(),
+        });
     }
     for (series, g) in groups.iter().enumerate() {
         if g.len() < 2 {
-            return Err(StatsError::TooFew { needed: 2, got: g.len() });
+            return Err(StatsError::TooFew {
+                needed: 2,
+                got: g.len(),
+            });
         }
         if let Some(index) = g.iter().position(|x| !x.is_finite()) {
-            return Err(StatsError::NonFiniteWithin { series, index, value: g[index] });
+            return Err(StatsError::NonFiniteWithin {
+                series,
+                index,
+                value: g[index],
+            });
         }
     }
     let k = groups.len() as f64;
     let sizes: Vec<f64> = groups.iter().map(|g| g.len() as f64).collect();
     let n_total: f64 = sizes.iter().sum();
-    let means: Vec<f64> = groups.iter().map(|g| g.iter().sum::<f64>() / g.len() as f64).collect();
+    let means: Vec<f64> = groups
+        .iter()
+        .map(|g| g.iter().sum::<f64>() / g.len() as f64)
+        .collect();
     let grand = groups.iter().flatten().sum::<f64>() / n_total;
-    let ss_between: f64 = means.iter().zip(&sizes).map(|(m, s)| s * (m - grand).powi(2)).sum();
+    let ss_between: f64 = means
+        .iter()
+        .zip(&sizes)
+        .map(|(m, s)| s * (m - grand).powi(2))
+        .sum();
     let ss_within: f64 = groups
         .iter()
         .zip(&means)
@@ -55,7 +72,11 @@ pub fn variance_split(groups: &[Vec<f64>]) -> Result<VarianceSplit, StatsError> 
     let within = msw;
     let total = between + within;
     let between_share = if total > 0.0 { between / total } else { 0.0 };
-    Ok(VarianceSplit { between, within, between_share })
+    Ok(VarianceSplit {
+        between,
+        within,
+        between_share,
+    })
 }
 
 #[cfg(test)]
