@@ -29,9 +29,11 @@ pub use hypothesis::{
 };
 pub use interval::Interval;
 pub use median_ci::median_interval;
-pub use outliers::{MILD_IQR, Outlier, SEVERE_IQR, Severity, tukey_outliers};
+pub use outliers::{MILD_IQR, MIN_N_FOR_OUTLIERS, Outlier, SEVERE_IQR, Severity, tukey_outliers};
 pub use power::{minimal_detectable_effect, required_n_paired};
 pub use proportion::{clopper_pearson, clopper_pearson_upper, wilson};
 pub use sample::Sample;
-pub use summary::{Center, Summary, summarize};
+pub use summary::{
+    Center, Summary, UNSTABLE_AUTOCORR, UNSTABLE_MIN_SEVERE, UNSTABLE_SEVERE_SHARE, summarize,
+};
 pub use variance_split::{VarianceSplit, variance_split};
