@@ -5,18 +5,18 @@
 //! [`Sample`] (validated input), [`Interval`], [`summarize`] (the runner's entry point),
 //! proportions, hypothesis tests with Benjamini-Hochberg, and power.
 
-mod autocorr;
+pub mod autocorr;
 mod dist;
-mod errors;
+pub mod errors;
 pub mod hypothesis;
-mod interval;
-mod median_ci;
-mod outliers;
-mod power;
+pub mod interval;
+pub mod median_ci;
+pub mod outliers;
+pub mod power;
 pub mod proportion;
-mod sample;
+pub mod sample;
 pub mod summary;
-mod variance_split;
+pub mod variance_split;
 
 #[cfg(test)]
 mod testutil;

@@ -11,9 +11,12 @@ use super::dist::t_quantile;
 use super::errors::{StatsError, check_probability};
 use super::interval::Interval;
 use super::median_ci::median_interval;
-use super::outliers::{Outlier, Severity, tukey_outliers};
+use super::outliers::tukey_outliers;
+// The API lists these with `Summary`; they live with the code that computes them.
+pub use super::outliers::{Outlier, Severity};
 use super::sample::{Sample, check_finite};
-use super::variance_split::{VarianceSplit, variance_split};
+pub use super::variance_split::VarianceSplit;
+use super::variance_split::variance_split;
 
 /// Which central value a summary reports and builds its interval around.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
