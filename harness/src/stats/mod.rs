@@ -1,122 +1,39 @@
-//! TEMPORARY minimal stand-in until the stats branch merges (same API).
-#![allow(missing_docs)]
-use serde::{Deserialize, Serialize};
+//! Statistics over per-process values: `summarize` into a `Summary`, intervals, outliers, tests.
+//!
+//! One value per process is the unit of repetition; see `docs/statistics.md` for the method,
+//! the constants and the simulations that back each claim. Each file holds one concept:
+//! [`Sample`] (validated input), [`Interval`], [`summarize`] (the runner's entry point),
+//! proportions, hypothesis tests with Benjamini-Hochberg, and power.
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Interval {
-    pub low: f64,
-    pub high: f64,
-    pub level: f64,
-}
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Center {
-    GeometricMean,
-    ArithmeticMean,
-}
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Severity {
-    Mild,
-    Severe,
-}
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Outlier {
-    pub index: usize,
-    pub value: f64,
-    pub severity: Severity,
-}
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct VarianceSplit {
-    pub between: f64,
-    pub within: f64,
-    pub between_share: f64,
-}
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Summary {
-    pub n: usize,
-    pub mean: f64,
-    pub median: f64,
-    pub std_dev: f64,
-    pub cv: f64,
-    pub min: f64,
-    pub max: f64,
-    pub center: Center,
-    pub center_value: f64,
-    pub ci: Option<Interval>,
-    pub exact: bool,
-    pub rel_half_width: Option<f64>,
-    pub median_ci: Option<Interval>,
-    pub outliers: Vec<Outlier>,
-    pub variance_split: Option<VarianceSplit>,
-    pub lag1_autocorr: Option<f64>,
-    pub unstable: bool,
-}
-#[derive(Debug)]
-pub struct StatsError(pub String);
-pub fn summarize(v: &[f64], _within: Option<&[Vec<f64>]>, positive: bool, level: f64) -> Result<Summary, StatsError> {
-    if v.is_empty() {
-        return Err(StatsError("empty".into()));
-    }
-    let n = v.len();
-    let nf = n as f64;
-    let mean = v.iter().sum::<f64>() / nf;
-    let var = if n > 1 {
-        v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (nf - 1.0)
-    } else {
-        0.0
-    };
-    let mut s = v.to_vec();
-    s.sort_by(f64::total_cmp);
-    let median = s[n / 2];
-    let geo = positive && v.iter().all(|x| *x > 0.0);
-    let (center, cv_) = if geo {
-        (Center::GeometricMean, (v.iter().map(|x| x.ln()).sum::<f64>() / nf).exp())
-    } else {
-        (Center::ArithmeticMean, mean)
-    };
-    let exact = var == 0.0;
-    let ci = if n > 1 && !exact {
-        use statrs::distribution::{ContinuousCDF, StudentsT};
-        let t = StudentsT::new(0.0, 1.0, nf - 1.0).unwrap().inverse_cdf(0.5 + level / 2.0);
-        if geo {
-            let l: Vec<f64> = v.iter().map(|x| x.ln()).collect();
-            let m = l.iter().sum::<f64>() / nf;
-            let sd = (l.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (nf - 1.0)).sqrt();
-            Some(Interval {
-                low: (m - t * sd / nf.sqrt()).exp(),
-                high: (m + t * sd / nf.sqrt()).exp(),
-                level,
-            })
-        } else {
-            let h = t * var.sqrt() / nf.sqrt();
-            Some(Interval {
-                low: mean - h,
-                high: mean + h,
-                level,
-            })
-        }
-    } else {
-        None
-    };
-    let rel = ci.as_ref().map(|c| (c.high - c.low) / 2.0 / cv_.abs());
-    Ok(Summary {
-        n,
-        mean,
-        median,
-        std_dev: var.sqrt(),
-        cv: var.sqrt() / mean.abs(),
-        min: s[0],
-        max: s[n - 1],
-        center,
-        center_value: cv_,
-        ci,
-        exact,
-        rel_half_width: rel,
-        median_ci: None,
-        outliers: vec![],
-        variance_split: None,
-        lag1_autocorr: None,
-        unstable: false,
-    })
-}
+pub mod autocorr;
+mod dist;
+pub mod errors;
+pub mod hypothesis;
+pub mod interval;
+pub mod median_ci;
+pub mod outliers;
+pub mod power;
+pub mod proportion;
+pub mod sample;
+pub mod summary;
+pub mod variance_split;
+
+#[cfg(test)]
+mod testutil;
+
+pub use autocorr::{lag1_autocorrelation, mean_lag1_autocorrelation};
+pub use errors::StatsError;
+pub use hypothesis::{
+    TestResult, benjamini_hochberg, mann_whitney_u, paired_t, t_interval, tost_equivalent,
+    welch_interval, welch_t,
+};
+pub use interval::Interval;
+pub use median_ci::median_interval;
+pub use outliers::{MILD_IQR, MIN_N_FOR_OUTLIERS, Outlier, SEVERE_IQR, Severity, tukey_outliers};
+pub use power::{minimal_detectable_effect, required_n_paired};
+pub use proportion::{clopper_pearson, clopper_pearson_upper, wilson};
+pub use sample::Sample;
+pub use summary::{
+    Center, Summary, UNSTABLE_AUTOCORR, UNSTABLE_MIN_SEVERE, UNSTABLE_SEVERE_SHARE, summarize,
+};
+pub use variance_split::{VarianceSplit, variance_split};
