@@ -1,0 +1,209 @@
+//! The `run` pipeline against a fixture suite with known behaviour, through real processes.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use harness::model::{Outcome, ResultsFile, RunRecord, Verdict};
+
+const FIXTURE: &str = env!("CARGO_BIN_EXE_fixture_outcomes");
+
+fn run_fixture(dir: &Path, args: &[&str], envs: &[(&str, &Path)]) -> Output {
+    let mut cmd = Command::new(FIXTURE);
+    cmd.args(args).arg("--out").arg(dir.join("out"));
+    for (k, v) in envs {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("fixture runs")
+}
+
+fn results(dir: &Path) -> ResultsFile {
+    let text = std::fs::read_to_string(dir.join("out/results.json")).expect("results.json written");
+    serde_json::from_str(&text).expect("results.json parses")
+}
+
+fn only<'a>(r: &'a ResultsFile, name: &str) -> &'a RunRecord {
+    let mut it = r.runs.iter().filter(|x| x.scenario == name);
+    let first = it.next().unwrap_or_else(|| panic!("no run of {name}"));
+    assert!(it.next().is_none(), "{name} ran more than once");
+    first
+}
+
+#[test]
+fn every_way_a_child_ends_is_a_result_and_the_suite_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run_fixture(dir.path(), &["outcomes/", "--seed", "1"], &[]);
+    assert_eq!(out.status.code(), Some(1), "failures make the exit status 1; stderr: {}", String::from_utf8_lossy(&out.stderr));
+    let r = results(dir.path());
+    assert_eq!(only(&r, "outcomes/passes").outcome, Outcome::Passed);
+    assert_eq!(only(&r, "outcomes/returns_err").outcome, Outcome::Failed { message: "planted error".into() });
+    match &only(&r, "outcomes/panics").outcome {
+        Outcome::Failed { message } => assert!(message.starts_with("planted panic (at ") && message.contains("fixture_outcomes.rs"), "{message}"),
+        other => panic!("panics: {other:?}"),
+    }
+    assert_eq!(only(&r, "outcomes/aborts").outcome, Outcome::Crashed { signal: "SIGABRT".into(), signal_number: 6 });
+    assert_eq!(only(&r, "outcomes/segfaults").outcome, Outcome::Crashed { signal: "SIGSEGV".into(), signal_number: 11 });
+    assert_eq!(only(&r, "outcomes/hangs").outcome, Outcome::TimedOut { after_s: 0.5 });
+    let garbage = only(&r, "outcomes/garbage_stdout");
+    assert_eq!(garbage.outcome, Outcome::Passed, "stdout is kept, never parsed");
+    assert!(garbage.stdout.contains("test result: FAILED"), "stdout kept: {:?}", garbage.stdout);
+    assert_eq!(only(&r, "outcomes/exits_silently").outcome, Outcome::NoResult { exit_code: 0 });
+    assert!(matches!(only(&r, "outcomes/corrupts_result_channel").outcome, Outcome::ProtocolGarbage { .. }));
+    assert_eq!(only(&r, "outcomes/skips").outcome, Outcome::Skipped { reason: "no CUDA driver".into() });
+    let panicked = only(&r, "outcomes/panics");
+    assert!(panicked.stderr.contains("planted panic"), "stderr kept: {:?}", panicked.stderr);
+
+    let verdict = |n: &str| r.summaries.iter().find(|s| s.scenario == n).unwrap().verdict;
+    assert_eq!(verdict("outcomes/passes"), Verdict::Passed);
+    assert_eq!(verdict("outcomes/segfaults"), Verdict::Failed);
+    assert_eq!(verdict("outcomes/skips"), Verdict::Skipped);
+    // Every finished run is also in the crash-safe log, and the CSV has a row per run.
+    let jsonl = std::fs::read_to_string(dir.path().join("out/results.jsonl")).unwrap();
+    assert_eq!(jsonl.lines().count(), r.runs.len());
+    let csv = std::fs::read_to_string(dir.path().join("out/results.csv")).unwrap();
+    assert_eq!(csv.lines().count(), r.runs.len() + 1);
+}
+
+fn order_log(seed: &str) -> Vec<String> {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let log = dir.join("order.log");
+    let out = run_fixture(dir, &["order/", "--test-threads", "1", "--repeat", "2", "--seed", seed], &[("FIXTURE_ORDER_LOG", &log)]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.starts_with(&format!("seed: {seed} ")), "the seed is printed first: {stdout}");
+    let r = results(dir);
+    assert_eq!(r.meta.seed.to_string(), seed);
+    assert!(r.meta.command.ends_with(&["--seed".to_string(), seed.to_string()]));
+    let executed: Vec<String> = r.runs.iter().map(|x| x.scenario.clone()).collect();
+    let logged: Vec<String> = std::fs::read_to_string(log).unwrap().lines().map(String::from).collect();
+    assert_eq!(logged, executed, "the processes ran in the recorded order");
+    logged
+}
+
+#[test]
+fn the_same_seed_gives_the_same_order_and_another_seed_another() {
+    let a = order_log("42");
+    let b = order_log("42");
+    let c = order_log("43");
+    assert_eq!(a.len(), 12);
+    assert_eq!(a, b);
+    assert_ne!(a, c);
+    let mut sorted = a.clone();
+    sorted.sort();
+    assert_ne!(a, sorted, "shuffled, not alphabetical");
+}
+
+#[test]
+fn env_matrix_variants_each_see_their_own_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("env.log");
+    let out = run_fixture(dir.path(), &["env/", "--repeat", "3", "--seed", "3"], &[("FIXTURE_ENV_LOG", &log)]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let r = results(dir.path());
+    for mode in ["1", "2", "3"] {
+        let name = format!("env/sees_own_mode[FIXTURE_MODE={mode}]");
+        let runs: Vec<&RunRecord> = r.runs.iter().filter(|x| x.scenario == name).collect();
+        assert_eq!(runs.len(), 3, "{name}");
+        for run in runs {
+            assert_eq!(run.env.get("FIXTURE_MODE").map(String::as_str), Some(mode));
+            assert_eq!(run.metric("mode").unwrap().value, mode.parse::<f64>().unwrap(), "{name} saw another variant's env");
+        }
+    }
+    // Nine processes, nine distinct pids, three of each mode.
+    let lines: Vec<String> = std::fs::read_to_string(log).unwrap().lines().map(String::from).collect();
+    assert_eq!(lines.len(), 9);
+    let pids: std::collections::HashSet<&str> = lines.iter().map(|l| l.split(' ').nth(1).unwrap()).collect();
+    assert_eq!(pids.len(), 9, "one process per run");
+}
+
+#[test]
+fn a_between_process_interval_captures_a_two_level_process_where_an_in_process_one_does_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let counter = dir.path().join("counter");
+    let out = run_fixture(dir.path(), &["measure/two_level", "--repeat", "10", "--iterations", "30", "--seed", "9"], &[("FIXTURE_COUNTER", &counter)]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let r = results(dir.path());
+    let m = &r.summaries[0].metrics[0];
+    assert_eq!(m.stats.n, 10);
+    // The long-run mean across processes: half at 1.0, half at 1.3.
+    let truth = 1.15;
+    let ci = m.stats.ci.as_ref().expect("an interval");
+    assert!(ci.low < truth && truth < ci.high, "between-process interval {ci:?} misses {truth}");
+    let split = m.stats.variance_split.as_ref().expect("within-process values give a variance split");
+    assert!(split.between_share > 0.9, "the between-process share says: repeat processes, {split:?}");
+    // Criterion-style: an interval from one process's iterations alone.
+    for run in &r.runs {
+        let it = &run.metric("level").unwrap().iterations;
+        let ci = harness::stats::t_interval(it, 0.95).unwrap();
+        assert!(!(ci.low < truth && truth < ci.high), "in-process interval {ci:?} covered {truth}");
+    }
+}
+
+#[test]
+fn kill_9_mid_run_leaves_every_finished_run_parseable() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir: PathBuf = dir.path().join("out");
+    let mut child = Command::new(FIXTURE)
+        .args(["slow/", "--repeat", "10", "--test-threads", "1", "--seed", "4", "--out"])
+        .arg(&out_dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let jsonl = out_dir.join("results.jsonl");
+    // Wait until a few runs are on disk, then kill the harness without warning.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while std::fs::read_to_string(&jsonl).map_or(0, |s| s.lines().count()) < 3 {
+        assert!(std::time::Instant::now() < deadline, "no runs written in 30 s");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let text = std::fs::read_to_string(&jsonl).unwrap();
+    let runs: Vec<RunRecord> = text.lines().map(|l| serde_json::from_str(l).expect("every line parses")).collect();
+    assert!(runs.len() >= 3 && runs.len() < 40, "{} runs", runs.len());
+    assert!(runs.iter().all(|r| r.outcome == Outcome::Passed));
+    // The metadata written at the start survives too, and the report reader recovers the runs.
+    let recovered = harness::report::read_results(&out_dir).expect("a killed run reads back");
+    assert_eq!(recovered.meta.seed, 4);
+    assert_eq!(recovered.runs.len(), runs.len());
+}
+
+#[test]
+fn bad_input_gets_an_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: [(&[&str], &str); 5] = [
+        (&["--no-such-flag"], "--no-such-flag"),
+        (&["--repeat", "0"], "'--repeat'"),
+        (&["--iterations", "many"], "'--iterations'"),
+        (&["--target-ci", "200"], "'--target-ci'"),
+        (&["--seed", "x1"], "'--seed'"),
+    ];
+    for (args, needle) in cases {
+        let out = Command::new(FIXTURE).args(args).arg("--out").arg(dir.path().join("o")).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: error does not name {needle}: {err}");
+    }
+    // An output directory that cannot be created.
+    let blocker = dir.path().join("file");
+    std::fs::write(&blocker, b"").unwrap();
+    let out = Command::new(FIXTURE).args(["outcomes/passes", "--out"]).arg(blocker.join("sub")).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("--out") && err.contains("file/sub"), "{err}");
+    // A filter that matches nothing.
+    let out = Command::new(FIXTURE).args(["no/such/scenario", "--out"]).arg(dir.path().join("o2")).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no/such/scenario"));
+}
+
+#[test]
+fn lists_like_libtest_for_nextest() {
+    let out = Command::new(FIXTURE).args(["--list", "--format", "terse"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.lines().all(|l| l.ends_with(": test")), "{text}");
+    assert!(text.contains("env/sees_own_mode[FIXTURE_MODE=2]: test"));
+    let out = Command::new(FIXTURE).args(["--list", "order/"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).ends_with("\n6 tests, 0 benchmarks\n"));
+}
