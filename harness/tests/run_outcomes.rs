@@ -32,23 +32,56 @@ fn only<'a>(r: &'a ResultsFile, name: &str) -> &'a RunRecord {
 fn every_way_a_child_ends_is_a_result_and_the_suite_goes_on() {
     let dir = tempfile::tempdir().unwrap();
     let out = run_fixture(dir.path(), &["outcomes/", "--seed", "1"], &[]);
-    assert_eq!(out.status.code(), Some(1), "failures make the exit status 1; stderr: {}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "failures make the exit status 1; stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let r = results(dir.path());
     assert_eq!(only(&r, "outcomes/passes").outcome, Outcome::Passed);
-    assert_eq!(only(&r, "outcomes/returns_err").outcome, Outcome::Failed { message: "planted error".into() });
+    assert_eq!(
+        only(&r, "outcomes/returns_err").outcome,
+        Outcome::Failed {
+            message: "planted error".into()
+        }
+    );
     match &only(&r, "outcomes/panics").outcome {
-        Outcome::Failed { message } => assert!(message.starts_with("planted panic (at ") && message.contains("fixture_outcomes.rs"), "{message}"),
+        Outcome::Failed { message } => assert!(
+            message.starts_with("planted panic (at ") && message.contains("fixture_outcomes.rs"),
+            "{message}"
+        ),
         other => panic!("panics: {other:?}"),
     }
-    assert_eq!(only(&r, "outcomes/aborts").outcome, Outcome::Crashed { signal: "SIGABRT".into(), signal_number: 6 });
-    assert_eq!(only(&r, "outcomes/segfaults").outcome, Outcome::Crashed { signal: "SIGSEGV".into(), signal_number: 11 });
+    assert_eq!(
+        only(&r, "outcomes/aborts").outcome,
+        Outcome::Crashed {
+            signal: "SIGABRT".into(),
+            signal_number: 6
+        }
+    );
+    assert_eq!(
+        only(&r, "outcomes/segfaults").outcome,
+        Outcome::Crashed {
+            signal: "SIGSEGV".into(),
+            signal_number: 11
+        }
+    );
     assert_eq!(only(&r, "outcomes/hangs").outcome, Outcome::TimedOut { after_s: 0.5 });
     let garbage = only(&r, "outcomes/garbage_stdout");
     assert_eq!(garbage.outcome, Outcome::Passed, "stdout is kept, never parsed");
     assert!(garbage.stdout.contains("test result: FAILED"), "stdout kept: {:?}", garbage.stdout);
     assert_eq!(only(&r, "outcomes/exits_silently").outcome, Outcome::NoResult { exit_code: 0 });
-    assert!(matches!(only(&r, "outcomes/corrupts_result_channel").outcome, Outcome::ProtocolGarbage { .. }));
-    assert_eq!(only(&r, "outcomes/skips").outcome, Outcome::Skipped { reason: "no CUDA driver".into() });
+    assert!(matches!(
+        only(&r, "outcomes/corrupts_result_channel").outcome,
+        Outcome::ProtocolGarbage { .. }
+    ));
+    assert_eq!(
+        only(&r, "outcomes/skips").outcome,
+        Outcome::Skipped {
+            reason: "no CUDA driver".into()
+        }
+    );
     let panicked = only(&r, "outcomes/panics");
     assert!(panicked.stderr.contains("planted panic"), "stderr kept: {:?}", panicked.stderr);
 
@@ -67,7 +100,11 @@ fn order_log(seed: &str) -> Vec<String> {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
     let log = dir.join("order.log");
-    let out = run_fixture(dir, &["order/", "--test-threads", "1", "--repeat", "2", "--seed", seed], &[("FIXTURE_ORDER_LOG", &log)]);
+    let out = run_fixture(
+        dir,
+        &["order/", "--test-threads", "1", "--repeat", "2", "--seed", seed],
+        &[("FIXTURE_ORDER_LOG", &log)],
+    );
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.starts_with(&format!("seed: {seed} ")), "the seed is printed first: {stdout}");
@@ -106,7 +143,11 @@ fn env_matrix_variants_each_see_their_own_value() {
         assert_eq!(runs.len(), 3, "{name}");
         for run in runs {
             assert_eq!(run.env.get("FIXTURE_MODE").map(String::as_str), Some(mode));
-            assert_eq!(run.metric("mode").unwrap().value, mode.parse::<f64>().unwrap(), "{name} saw another variant's env");
+            assert_eq!(
+                run.metric("mode").unwrap().value,
+                mode.parse::<f64>().unwrap(),
+                "{name} saw another variant's env"
+            );
         }
     }
     // Nine processes, nine distinct pids, three of each mode.
@@ -120,7 +161,11 @@ fn env_matrix_variants_each_see_their_own_value() {
 fn a_between_process_interval_captures_a_two_level_process_where_an_in_process_one_does_not() {
     let dir = tempfile::tempdir().unwrap();
     let counter = dir.path().join("counter");
-    let out = run_fixture(dir.path(), &["measure/two_level", "--repeat", "10", "--iterations", "30", "--seed", "9"], &[("FIXTURE_COUNTER", &counter)]);
+    let out = run_fixture(
+        dir.path(),
+        &["measure/two_level", "--repeat", "10", "--iterations", "30", "--seed", "9"],
+        &[("FIXTURE_COUNTER", &counter)],
+    );
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let r = results(dir.path());
     let m = &r.summaries[0].metrics[0];
@@ -129,8 +174,15 @@ fn a_between_process_interval_captures_a_two_level_process_where_an_in_process_o
     let truth = 1.15;
     let ci = m.stats.ci.as_ref().expect("an interval");
     assert!(ci.low < truth && truth < ci.high, "between-process interval {ci:?} misses {truth}");
-    let split = m.stats.variance_split.as_ref().expect("within-process values give a variance split");
-    assert!(split.between_share > 0.9, "the between-process share says: repeat processes, {split:?}");
+    let split = m
+        .stats
+        .variance_split
+        .as_ref()
+        .expect("within-process values give a variance split");
+    assert!(
+        split.between_share > 0.9,
+        "the between-process share says: repeat processes, {split:?}"
+    );
     // Criterion-style: an interval from one process's iterations alone.
     for run in &r.runs {
         let it = &run.metric("level").unwrap().iterations;
@@ -180,7 +232,12 @@ fn bad_input_gets_an_error_naming_it() {
         (&["--seed", "x1"], "'--seed'"),
     ];
     for (args, needle) in cases {
-        let out = Command::new(FIXTURE).args(args).arg("--out").arg(dir.path().join("o")).output().unwrap();
+        let out = Command::new(FIXTURE)
+            .args(args)
+            .arg("--out")
+            .arg(dir.path().join("o"))
+            .output()
+            .unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         assert!(err.contains(needle), "{args:?}: error does not name {needle}: {err}");
@@ -188,12 +245,20 @@ fn bad_input_gets_an_error_naming_it() {
     // An output directory that cannot be created.
     let blocker = dir.path().join("file");
     std::fs::write(&blocker, b"").unwrap();
-    let out = Command::new(FIXTURE).args(["outcomes/passes", "--out"]).arg(blocker.join("sub")).output().unwrap();
+    let out = Command::new(FIXTURE)
+        .args(["outcomes/passes", "--out"])
+        .arg(blocker.join("sub"))
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("--out") && err.contains("file/sub"), "{err}");
     // A filter that matches nothing.
-    let out = Command::new(FIXTURE).args(["no/such/scenario", "--out"]).arg(dir.path().join("o2")).output().unwrap();
+    let out = Command::new(FIXTURE)
+        .args(["no/such/scenario", "--out"])
+        .arg(dir.path().join("o2"))
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no/such/scenario"));
 }

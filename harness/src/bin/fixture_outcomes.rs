@@ -10,7 +10,11 @@ use harness::{Scenario, Unit};
 /// Append `line` to the file named by `var`, if set.
 fn log_to(var: &str, line: &str) {
     if let Some(path) = std::env::var_os(var) {
-        let mut f = std::fs::OpenOptions::new().create(true).append(true).open(path).expect("log file opens");
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .expect("log file opens");
         f.write_all(format!("{line}\n").as_bytes()).expect("log line written");
     }
 }
@@ -41,7 +45,8 @@ harness::scenario!(Scenario::check("outcomes/hangs", || std::thread::sleep(Durat
 harness::scenario!(Scenario::check("outcomes/garbage_stdout", || {
     // Output that would fool a harness scraping libtest's human output.
     let mut out = std::io::stdout();
-    out.write_all(b"\x00\xff\xfe garbage {\"name\":\"x\"}\ntest result: FAILED. 0 passed; 1 failed\n").unwrap();
+    out.write_all(b"\x00\xff\xfe garbage {\"name\":\"x\"}\ntest result: FAILED. 0 passed; 1 failed\n")
+        .unwrap();
 }));
 harness::scenario!(Scenario::check("outcomes/exits_silently", exits_silently));
 harness::scenario!(Scenario::check("outcomes/corrupts_result_channel", || {
@@ -62,20 +67,29 @@ harness::scenario!(
     .env("FIXTURE_MODE", ["1", "2", "3"])
 );
 
-harness::scenarios!(|| (0..6).map(|i| Scenario::check(format!("order/s{i}"), move || log_to("FIXTURE_ORDER_LOG", &format!("order/s{i}")))).collect::<Vec<_>>());
+harness::scenarios!(|| (0..6)
+    .map(|i| Scenario::check(format!("order/s{i}"), move || log_to("FIXTURE_ORDER_LOG", &format!("order/s{i}"))))
+    .collect::<Vec<_>>());
 
 // Slow checks, for killing the harness mid-run.
-harness::scenarios!(|| (0..4).map(|i| Scenario::check(format!("slow/s{i}"), || std::thread::sleep(Duration::from_millis(150)))).collect::<Vec<_>>());
+harness::scenarios!(|| (0..4)
+    .map(|i| Scenario::check(format!("slow/s{i}"), || std::thread::sleep(Duration::from_millis(150))))
+    .collect::<Vec<_>>());
 
 // A process settles on one of two levels (alternating, through a counter file) and its
 // iterations vary by 1% around it: the shape of a benchmark that jumps between two levels
 // from one process to the next.
 harness::scenario!(Scenario::measure("measure/two_level", |b| {
     let path = std::env::var("FIXTURE_COUNTER").unwrap_or_else(|_| "/dev/null".into());
-    let count = std::fs::read_to_string(&path).ok().and_then(|s| s.trim().parse::<u64>().ok()).unwrap_or(0);
+    let count = std::fs::read_to_string(&path)
+        .ok()
+        .and_then(|s| s.trim().parse::<u64>().ok())
+        .unwrap_or(0);
     let _ = std::fs::write(&path, (count + 1).to_string());
     let level = if count % 2 == 0 { 1.0 } else { 1.3 };
-    let values = (0..b.iterations()).map(|i| level * (1.0 + 0.01 * ((i % 5) as f64 - 2.0) / 2.0)).collect();
+    let values = (0..b.iterations())
+        .map(|i| level * (1.0 + 0.01 * ((i % 5) as f64 - 2.0) / 2.0))
+        .collect();
     b.record_iterations("level", Unit::Other("units".into()), harness::Better::Lower, values);
 }));
 
