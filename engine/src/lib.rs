@@ -4,3 +4,4 @@
 pub mod config;
 pub mod cpu;
 pub mod errors;
+pub mod sampling;
