@@ -4,4 +4,5 @@
 pub mod config;
 pub mod cpu;
 pub mod errors;
+pub mod kv_cache;
 pub mod sampling;
