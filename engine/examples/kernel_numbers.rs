@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use engine::cpu::peak::{self, FmaIsa};
 use engine::cpu::{self, Element};
+use engine::sampling::{self, LogitsProcessor};
 use half::{bf16, f16};
 
 /// Best wall time of `f` over repetitions filling about `budget`.
@@ -112,6 +113,39 @@ fn main() {
         println!(
             "gather f32 512 rows of {cols} threads={threads}: {:.1} GB/s",
             cpu::gather_bytes::<f32>(idx.len(), cols) as f64 / t.as_secs_f64() / 1e9
+        );
+    }
+    for vocab in [32_000, 151_936] {
+        let logits: Vec<f32> = (0..vocab)
+            .map(|i| ((i * 7919) % 10_007) as f32 / 1000.0)
+            .collect();
+        let k = 50;
+        let partial = best_of(Duration::from_millis(300), || {
+            black_box(sampling::top_k_indices(&logits, k));
+        });
+        let full = best_of(Duration::from_millis(300), || {
+            black_box(sampling::top_k_indices_full_sort(&logits, k));
+        });
+        println!(
+            "top-k k={k} vocab={vocab}: partial {:.1} us, full sort {:.1} us, full/partial = {:.1}x",
+            partial.as_secs_f64() * 1e6,
+            full.as_secs_f64() * 1e6,
+            full.as_secs_f64() / partial.as_secs_f64()
+        );
+        let chain = sampling::Chain::new()
+            .with(sampling::RepetitionPenalty::new(1.1).unwrap())
+            .with(sampling::Temperature::new(0.8).unwrap())
+            .with(sampling::TopK::new(k).unwrap())
+            .with(sampling::TopP::new(0.9).unwrap())
+            .with(sampling::MinP::new(0.05).unwrap());
+        let mut work = logits.clone();
+        let step = best_of(Duration::from_millis(300), || {
+            work.copy_from_slice(&logits);
+            chain.process(&mut work, &[1, 2, 3]);
+        });
+        println!(
+            "sampling chain step vocab={vocab}: {:.1} us",
+            step.as_secs_f64() * 1e6
         );
     }
 }

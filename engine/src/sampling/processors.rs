@@ -189,9 +189,10 @@ impl LogitsProcessor for MinP {
         if max == f32::NEG_INFINITY {
             return;
         }
-        // p_i / p_max = exp(l_i - l_max): no softmax normalization needed.
+        // p_i >= min_p * p_max  <=>  l_i - l_max >= ln(min_p): no softmax, no exp per token.
+        let floor = self.0.ln();
         for l in logits.iter_mut() {
-            if ((key(*l) - max) as f64).exp() < self.0 || l.is_nan() {
+            if l.is_nan() || (((*l - max) as f64) < floor) {
                 *l = f32::NEG_INFINITY;
             }
         }

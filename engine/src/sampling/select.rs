@@ -17,21 +17,36 @@ fn by_logit_desc(logits: &[f32]) -> impl Fn(&u32, &u32) -> Ordering + '_ {
     }
 }
 
-/// Indices of the `k` largest logits, largest first, by `select_nth_unstable_by`: O(V + k log k).
+/// Indices of the `k` largest logits, largest first, by partial selection: O(V + k log k).
 ///
+/// `select_nth_unstable_by` finds the k-th largest value on a copy of the values (direct compares, no
+/// indirection through indices); one scan then keeps everything above it and, of the entries equal to it,
+/// the lowest indices. That is exactly the set the full sort by (value desc, index asc) keeps.
 /// `k` larger than the vocabulary keeps everything.
 pub fn top_k_indices(logits: &[f32], k: usize) -> Vec<u32> {
     let k = k.min(logits.len());
     if k == 0 {
         return Vec::new();
     }
-    let cmp = by_logit_desc(logits);
-    let mut idx: Vec<u32> = (0..logits.len() as u32).collect();
-    if k < idx.len() {
-        idx.select_nth_unstable_by(k - 1, &cmp);
-        idx.truncate(k);
+    let mut values: Vec<f32> = logits.iter().map(|&l| key(l)).collect();
+    let (_, &mut threshold, _) = values.select_nth_unstable_by(k - 1, |a, b| b.total_cmp(a));
+    let above = values[..k - 1]
+        .iter()
+        .filter(|v| v.total_cmp(&threshold).is_gt())
+        .count();
+    let mut ties_left = k - above;
+    let mut idx = Vec::with_capacity(k);
+    for (i, &l) in logits.iter().enumerate() {
+        match key(l).total_cmp(&threshold) {
+            Ordering::Greater => idx.push(i as u32),
+            Ordering::Equal if ties_left > 0 => {
+                ties_left -= 1;
+                idx.push(i as u32);
+            }
+            _ => {}
+        }
     }
-    idx.sort_unstable_by(&cmp);
+    idx.sort_unstable_by(by_logit_desc(logits));
     idx
 }
 
