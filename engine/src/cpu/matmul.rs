@@ -1,7 +1,9 @@
 //! [`matmul`]: row-major `C (m x n) = A (m x k) * B (k x n)` on `matrixmultiply`'s packed, blocked sgemm.
 //!
 //! `matrixmultiply` picks its micro-kernel at run time (AVX-512, AVX2+FMA, AVX, SSE2 on x86-64) and packs
-//! panels for the cache; it beats a hand-written kernel we could keep correct here. We add the threading:
+//! panels for the cache; it beats a hand-written kernel we could keep correct here. Only for m <= 2
+//! (decode-shaped GEMV), where packing B costs more than it saves, a hand-written AVX2+FMA row kernel runs
+//! instead. We add the threading:
 //! each thread runs sgemm on its block of output columns or rows, as chosen by the shape's [`Plan`], which
 //! is cached process-wide ([`super::plan`]). f16 and bf16 are widened to f32 per thread block (so the
 //! conversion is split across threads too), multiplied and accumulated in f32, and narrowed once at the end.
@@ -154,6 +156,9 @@ fn block<T: Element>(
     }
 }
 
+/// Rows of A up to which the hand-written GEMV path beats packing panels for `matrixmultiply`.
+const GEMV_MAX_M: usize = 2;
+
 /// Row-major sgemm with `beta = 0` (C is overwritten, never read).
 ///
 /// # Safety
@@ -174,6 +179,21 @@ unsafe fn sgemm(
     c: *mut f32,
     ldc: usize,
 ) {
+    if m <= GEMV_MAX_M {
+        for i in 0..m {
+            // SAFETY: row i of A and C and rows 0..k of B are in bounds by this function's contract.
+            unsafe {
+                let a_row = std::slice::from_raw_parts(a.add(i * lda), k);
+                let c_row = std::slice::from_raw_parts_mut(c.add(i * ldc), n);
+                gemv_row(
+                    a_row,
+                    |l| std::slice::from_raw_parts(b.add(l * ldb), n),
+                    c_row,
+                );
+            }
+        }
+        return;
+    }
     // SAFETY: forwarded from this function's contract.
     unsafe {
         matrixmultiply::sgemm(
@@ -192,6 +212,56 @@ unsafe fn sgemm(
             ldc as isize,
             1,
         );
+    }
+}
+
+/// `c = a_row * B` for one row: a decode-shaped (m = 1) product streams B once, so packing it into
+/// panels (what `matrixmultiply` does) costs more than it saves.
+fn gemv_row<'b>(a_row: &[f32], b_row: impl Fn(usize) -> &'b [f32], c: &mut [f32]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+        // SAFETY: AVX2 and FMA were detected at run time just above.
+        return unsafe { gemv_row_avx2_fma(a_row, b_row, c) };
+    }
+    gemv_row_portable(a_row, b_row, c);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn gemv_row_avx2_fma<'b>(a_row: &[f32], b_row: impl Fn(usize) -> &'b [f32], c: &mut [f32]) {
+    // Same loop; with FMA enabled `mul_add` becomes a vector vfmadd instead of a libm call.
+    gemv_body(a_row, b_row, c, |x, y, z| x.mul_add(y, z));
+}
+
+fn gemv_row_portable<'b>(a_row: &[f32], b_row: impl Fn(usize) -> &'b [f32], c: &mut [f32]) {
+    gemv_body(a_row, b_row, c, |x, y, z| x * y + z);
+}
+
+#[inline(always)]
+fn gemv_body<'b>(
+    a_row: &[f32],
+    b_row: impl Fn(usize) -> &'b [f32],
+    c: &mut [f32],
+    fma: impl Fn(f32, f32, f32) -> f32,
+) {
+    c.fill(0.0);
+    // Four rows of B per pass over C: one load and store of C per four FMAs instead of per one.
+    let k4 = a_row.len() / 4 * 4;
+    for l in (0..k4).step_by(4) {
+        let (b0, b1, b2, b3) = (b_row(l), b_row(l + 1), b_row(l + 2), b_row(l + 3));
+        let (a0, a1, a2, a3) = (a_row[l], a_row[l + 1], a_row[l + 2], a_row[l + 3]);
+        for (j, cj) in c.iter_mut().enumerate() {
+            *cj = fma(
+                a3,
+                b3[j],
+                fma(a2, b2[j], fma(a1, b1[j], fma(a0, b0[j], *cj))),
+            );
+        }
+    }
+    for (l, &al) in a_row.iter().enumerate().skip(k4) {
+        for (cj, &bj) in c.iter_mut().zip(b_row(l)) {
+            *cj = fma(al, bj, *cj);
+        }
     }
 }
 
