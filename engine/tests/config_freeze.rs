@@ -56,14 +56,19 @@ fn debug_probe() -> PathBuf {
         .and_then(Path::parent)
         .map(|d| d.join("examples").join(exe("freeze_probe")));
     match beside {
-        Some(p) if p.exists() => p,
+        // Under `cargo test --release` the probe beside us is a release build, without the guard.
+        Some(p) if cfg!(debug_assertions) && p.exists() => p,
         _ => build_probe(false),
     }
 }
 
 fn run(probe: &Path) -> Output {
+    run_with(probe, "cpu")
+}
+
+fn run_with(probe: &Path, ep: &str) -> Output {
     Command::new(probe)
-        .env_remove("ENGINE_EP")
+        .env("ENGINE_EP", ep)
         .env_remove("ENGINE_THREADS")
         .env("ENGINE_CUDA_GRAPH", "1")
         .env("RUST_BACKTRACE", "0")
@@ -88,6 +93,17 @@ fn debug_build_panics_naming_the_changed_knob() {
     assert!(
         !stdout.contains("after change"),
         "the second read must not return: {stdout}"
+    );
+}
+
+#[test]
+fn bad_knob_value_panics_naming_variable_value_and_accepted_values() {
+    let out = run_with(&debug_probe(), "gpu");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(101), "{stderr}");
+    assert!(
+        stderr.contains("ENGINE_EP=\"gpu\" is not valid: expected `cpu` or `cuda`"),
+        "{stderr}"
     );
 }
 

@@ -143,6 +143,13 @@ mod tests {
     }
 
     #[test]
+    fn auto_wrapper_uses_the_configured_threads_and_agrees() {
+        let (a, b) = (random_vec::<f32>(100_000, 3), random_vec::<f32>(100_000, 4));
+        assert!(crate::cpu::configured_threads() >= 1);
+        assert_eq!(add_auto(&a, &b).unwrap(), add(&a, &b, 1).unwrap());
+    }
+
+    #[test]
     fn add_rejects_mismatched_lengths_and_zero_threads() {
         let err = add(&[1.0f32, 2.0], &[1.0], 1).unwrap_err();
         assert_eq!(
