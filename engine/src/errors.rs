@@ -56,9 +56,7 @@ pub enum KernelError {
         actual: usize,
     },
     /// A gather index points past the end of the table.
-    #[error(
-        "gather index {index} at position {position} is out of range for a table of {rows} rows"
-    )]
+    #[error("gather index {index} at position {position} is out of range for a table of {rows} rows")]
     IndexOutOfRange {
         /// Position of the bad index in the index list.
         position: usize,
