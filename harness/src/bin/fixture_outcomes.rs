@@ -86,7 +86,7 @@ harness::scenario!(Scenario::measure("measure/two_level", |b| {
         .and_then(|s| s.trim().parse::<u64>().ok())
         .unwrap_or(0);
     let _ = std::fs::write(&path, (count + 1).to_string());
-    let level = if count % 2 == 0 { 1.0 } else { 1.3 };
+    let level = if count.is_multiple_of(2) { 1.0 } else { 1.3 };
     let values = (0..b.iterations())
         .map(|i| level * (1.0 + 0.01 * ((i % 5) as f64 - 2.0) / 2.0))
         .collect();
