@@ -140,41 +140,13 @@ fn an_empty_directory_is_a_usage_error() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-const DETECT: &str = r#"[
- {"name": "victim_test", "verdict": "victim", "polluters": ["<img src=x onerror=alert(3)>"], "state_setters": [], "cleaners": ["cleaner_test"],
-  "failure_rate": null,
-  "evidence": [{"kind": "isolated", "order": ["victim_test"], "seed": null, "outcome": "passed", "detail": "passes alone"},
-               {"kind": "localize", "order": ["<img src=x onerror=alert(3)>", "victim_test"], "seed": 11, "outcome": "failed", "detail": "fails after polluter"}],
-  "hazards": [{"name": "MODE", "before": null, "after": "dirty"}], "value_shifts": []},
- {"name": "brittle_test", "verdict": "brittle", "polluters": [], "state_setters": ["setter_test"], "cleaners": [], "failure_rate": null, "evidence": [], "hazards": [], "value_shifts": []},
- {"name": "flaky_test", "verdict": "flaky", "polluters": [], "state_setters": [], "cleaners": [],
-  "failure_rate": {"estimate": 0.3, "low": 0.12, "high": 0.55, "k": 6, "n": 20}, "evidence": [], "hazards": [],
-  "value_shifts": [{"metric": "latency_ns", "shift_pct": 12.5, "low_pct": 8.0, "high_pct": 17.1, "p_adjusted": 0.001, "culprits": ["warmer"]}]},
- {"name": "fine", "verdict": "pass", "polluters": [], "state_setters": [], "cleaners": [], "failure_rate": null, "evidence": [], "hazards": [], "value_shifts": []}
-]"#;
+const DETECT: &str = include_str!("fixtures/report/detect.json");
 
-const DETECT_RUN: &str = r#"{"format_version": 1, "binary": "target/debug/scenarios", "kind": "suite", "seed": 123,
- "command": ["harness", "detect", "--seed", "123"],
- "host": {"hostname": "h", "cpu": "c", "logical_cores": 2, "os": "linux", "kernel": "6", "arch": "x86_64", "rustc": "rustc 1.85", "git_commit": null, "load_start": null, "load_end": null, "gpu_driver": null},
- "runs": {"isolated": 8, "shared": 6, "localization": 5, "total": 19},
- "schedules": [{"kind": "original", "seed": null, "order": ["a", "b"]}, {"kind": "shuffle", "seed": 5, "order": ["b", "a"]}],
- "started_at": "2025-01-01T00:00:00Z", "finished_at": "2025-01-01T00:01:00Z"}"#;
+const DETECT_RUN: &str = include_str!("fixtures/report/detect-run.json");
 
-const COMPARE: &str = r#"[
- {"name": "matmul", "metric": "latency_ns", "unit": "ns", "better": "lower", "ratio": 1.031, "low": 1.012, "high": 1.050,
-  "p_value": 0.001, "p_adjusted": 0.004, "verdict": "regressed", "noise_band": 0.01, "mde": 0.02,
-  "n_baseline": 10, "n_candidate": 10, "pairs": 10, "runs_needed": null,
-  "baseline": {"center": 1234.0, "low": 1200.0, "high": 1270.0}, "candidate": {"center": 1272.0, "low": 1240.0, "high": 1300.0}},
- {"name": "softmax</title>", "metric": "gbytes_per_s", "unit": "GB/s", "better": "higher", "ratio": 1.08, "low": 1.05, "high": 1.11,
-  "p_value": 0.0001, "p_adjusted": 0.0004, "verdict": "improved", "noise_band": 0.02, "mde": 0.02,
-  "n_baseline": 10, "n_candidate": 10, "pairs": 10, "runs_needed": null, "baseline": null, "candidate": null},
- {"name": "sampling", "metric": "latency_ns", "unit": "ns", "better": "lower", "ratio": 1.01, "low": 0.97, "high": 1.05,
-  "p_value": 0.4, "p_adjusted": 0.5, "verdict": "inconclusive", "noise_band": null, "mde": 0.06,
-  "n_baseline": 5, "n_candidate": 5, "pairs": 5, "runs_needed": 24}
-]"#;
+const COMPARE: &str = include_str!("fixtures/report/compare.json");
 
-const COMPARE_RUN: &str = r#"{"format_version": 1, "baseline": "base/scenarios", "candidate": "cand/scenarios", "design": "interleaved",
- "seed": 9, "alpha": 0.05, "calibration": null, "command": ["harness", "compare", "--seed", "9"], "started_at": "s", "finished_at": "f"}"#;
+const COMPARE_RUN: &str = include_str!("fixtures/report/compare-run.json");
 
 #[test]
 fn detect_and_compare_files_render_their_sections() {
