@@ -74,7 +74,18 @@ fn full_report(dir: &Path) -> PathBuf {
     std::fs::create_dir_all(&state).unwrap();
     let out = dir.join("out");
     let o = Command::new(env!("CARGO_BIN_EXE_fixture_report"))
-        .args(["--out", out.to_str().unwrap(), "--seed", "7", "--repeat", "8", "--iterations", "5", "--warmup", "1"])
+        .args([
+            "--out",
+            out.to_str().unwrap(),
+            "--seed",
+            "7",
+            "--repeat",
+            "8",
+            "--iterations",
+            "5",
+            "--warmup",
+            "1",
+        ])
         .env("FIXTURE_REPORT_STATE", &state)
         .output()
         .unwrap();
@@ -83,7 +94,11 @@ fn full_report(dir: &Path) -> PathBuf {
     for f in ["detect.json", "detect-run.json", "compare.json", "compare-run.json", "compare.md"] {
         std::fs::copy(fixtures.join(f), out.join(f)).unwrap();
     }
-    let o = Command::new(env!("CARGO_BIN_EXE_harness")).arg("report").arg(&out).output().unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_harness"))
+        .arg("report")
+        .arg(&out)
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     out.join("index.html")
 }
@@ -109,18 +124,32 @@ fn report_renders_in_headless_chromium() {
     let page = full_report(&work);
 
     let (dom, stderr) = headless(&chromium, &work.join("profile-dom"), &["--dump-dom"], &page);
-    let body = dom.find("<body").map(|i| &dom[i..dom[i..].find('>').map_or(dom.len(), |j| i + j)]).unwrap_or("");
-    assert!(body.contains("data-ready=\"1\""), "the report's script did not finish: {body:?}\n{stderr}");
+    let body = dom
+        .find("<body")
+        .map(|i| &dom[i..dom[i..].find('>').map_or(dom.len(), |j| i + j)])
+        .unwrap_or("");
+    assert!(
+        body.contains("data-ready=\"1\""),
+        "the report's script did not finish: {body:?}\n{stderr}"
+    );
     assert!(!body.contains("data-js-error"), "the report's script raised: {body}");
     assert_eq!(page_errors(&stderr), Vec::<&str>::new(), "console or load errors");
     // Two plots per measurement (2 measurements), the detect matrix and the compare forest plot.
     assert!(body.contains("data-svg-count=\"6\""), "{body}");
     assert_eq!(dom.matches("<svg").count(), 6);
-    assert!(dom.contains("&lt;script&gt;alert(1)&lt;/script&gt;"), "the hostile name is text in the DOM");
+    assert!(
+        dom.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
+        "the hostile name is text in the DOM"
+    );
     assert!(!dom.contains("<script>alert("), "no injected script element");
 
     let shot = work.join("report.png");
-    let (_, stderr) = headless(&chromium, &work.join("profile-shot"), &[&format!("--screenshot={}", shot.display())], &page);
+    let (_, stderr) = headless(
+        &chromium,
+        &work.join("profile-shot"),
+        &[&format!("--screenshot={}", shot.display())],
+        &page,
+    );
     let png = std::fs::read(&shot).unwrap_or_else(|e| panic!("no screenshot at {}: {e}\n{stderr}", shot.display()));
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "a PNG");
     // A blank 1400x2000 page compresses to a few kB; a rendered report is far larger.

@@ -4,12 +4,12 @@
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::{FONT, GREEN, GREY, INK, ORANGE, RED, padded_range, short_label, svg};
+use super::{FONT, GREEN, GREY, INK, LABEL_SIZE, ORANGE, RED, padded_range, short_label, svg};
 use crate::report::html::inputs::CompareEntry;
 
-const WIDTH: u32 = 900;
+const WIDTH: u32 = 1000;
 const LABEL_WIDTH: u32 = 300;
-const ROW: u32 = 22;
+const ROW: u32 = 28;
 
 /// The colour of a compare verdict (shared with the table badges in style.css).
 pub(crate) fn verdict_colour(verdict: &str) -> RGBColor {
@@ -24,7 +24,7 @@ pub(crate) fn verdict_colour(verdict: &str) -> RGBColor {
 /// The forest plot of `entries` (already chosen and ordered), as an SVG string.
 pub(crate) fn forest(entries: &[CompareEntry]) -> String {
     let n = entries.len().max(1);
-    let height = 50 + ROW * n as u32;
+    let height = 56 + ROW * n as u32;
     let bands = entries.iter().filter_map(|e| e.noise_band).flat_map(|b| [1.0 - b, 1.0 + b]);
     let ends = entries.iter().flat_map(|e| [e.ratio, e.low, e.high]).flatten();
     let (lo, hi) = padded_range(ends.chain(bands).chain([1.0]));
@@ -44,9 +44,9 @@ pub(crate) fn forest(entries: &[CompareEntry]) -> String {
             .x_labels(8)
             .x_label_formatter(&|v| format!("{:+.1}%", (v - 1.0) * 100.0))
             .x_desc("candidate vs baseline (ratio - 1)")
-            .label_style((FONT, 12).into_font().color(&INK))
-            .axis_desc_style((FONT, 12).into_font().color(&INK))
-            .light_line_style(WHITE)
+            .label_style((FONT, LABEL_SIZE).into_font().color(&INK))
+            .axis_desc_style((FONT, LABEL_SIZE).into_font().color(&INK))
+            .max_light_lines(0)
             .bold_line_style(GREY.mix(0.2))
             .draw()?;
         for (i, e) in entries.iter().enumerate() {
@@ -62,7 +62,7 @@ pub(crate) fn forest(entries: &[CompareEntry]) -> String {
             vec![(1.0, -0.6), (1.0, n as f64 - 0.4)],
             INK.stroke_width(1),
         )))?;
-        let label = TextStyle::from((FONT, 12).into_font())
+        let label = TextStyle::from((FONT, LABEL_SIZE).into_font())
             .color(&INK)
             .pos(Pos::new(HPos::Right, VPos::Center));
         for (i, e) in entries.iter().enumerate() {

@@ -4,9 +4,9 @@
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::{BLUE, FONT, GREEN, GREY, INK, RED, short_label, svg};
+use super::{BLUE, FONT, GREEN, GREY, INK, LABEL_SIZE, RED, short_label, svg};
 
-const CELL: i32 = 22;
+const CELL: i32 = 28;
 const LABEL_CHARS: usize = 36;
 /// Rows or columns beyond this are left out of the chart (the table lists them all).
 pub(crate) const MAX_SIDE: usize = 40;
@@ -34,15 +34,15 @@ pub(crate) fn matrix(edges: &[(String, String, &'static str)]) -> String {
         }
     }
     let longest = |names: &[&str]| names.iter().map(|n| n.chars().count().min(LABEL_CHARS)).max().unwrap_or(4) as i32;
-    let left = 16 + 7 * longest(&rows);
-    let top = 16 + 7 * longest(&cols);
-    let width = (left + CELL * cols.len() as i32 + 20).max(360);
+    let left = 20 + 7 * longest(&rows);
+    let top = 20 + 7 * longest(&cols);
+    let width = (left + CELL * cols.len() as i32 + 20).max(400);
     let height = top + CELL * rows.len() as i32 + 40;
     svg(width as u32, height as u32, |root| {
         root.fill(&WHITE)?;
-        let font = (FONT, 12).into_font().color(&INK);
+        let font = (FONT, LABEL_SIZE).into_font().color(&INK);
         let row_label = font.clone().pos(Pos::new(HPos::Right, VPos::Center));
-        let col_label = TextStyle::from((FONT, 12).into_font().transform(FontTransform::Rotate270))
+        let col_label = TextStyle::from((FONT, LABEL_SIZE).into_font().transform(FontTransform::Rotate270))
             .color(&INK)
             .pos(Pos::new(HPos::Left, VPos::Center));
         for (r, name) in rows.iter().enumerate() {
@@ -89,7 +89,7 @@ pub(crate) fn matrix(edges: &[(String, String, &'static str)]) -> String {
                 (x + 16, legend_y),
                 font.clone().pos(Pos::new(HPos::Left, VPos::Center)),
             ))?;
-            x += 110;
+            x += 120;
         }
         Ok(())
     })

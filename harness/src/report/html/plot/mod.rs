@@ -27,6 +27,8 @@ pub(crate) const ORANGE: RGBColor = RGBColor(0xdd, 0x6b, 0x20);
 pub(crate) const GREEN: RGBColor = RGBColor(0x2f, 0x85, 0x5a);
 pub(crate) const GREY: RGBColor = RGBColor(0x8a, 0x94, 0xa3);
 pub(crate) const FONT: &str = "sans-serif";
+/// Label size handed to plotters; its SVG backend writes `size / 1.24` px, so this is ~12 px.
+pub(crate) const LABEL_SIZE: f64 = 15.0;
 
 type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 type DrawResult = Result<(), Box<dyn std::error::Error>>;
@@ -40,8 +42,9 @@ pub(crate) fn svg(width: u32, height: u32, draw: impl FnOnce(&Area<'_>) -> DrawR
         draw(&root).and_then(|()| root.present().map_err(|e| e.to_string().into()))
     };
     match result {
-        // The viewBox plotters writes lets CSS scale the chart to its box.
-        Ok(()) => buf,
+        // The viewBox plotters writes lets CSS scale the chart to its box. `opacity="1"` is
+        // the default on every element plotters writes; dropping it saves a fifth of the bytes.
+        Ok(()) => buf.replace(" opacity=\"1\"", ""),
         Err(e) => format!("<p class=\"muted\">chart not drawn: {}</p>", escape(&e.to_string())),
     }
 }
@@ -103,7 +106,11 @@ mod tests {
     fn plotters_escapes_text() {
         let out = svg(200, 100, |root| {
             root.fill(&WHITE)?;
-            root.draw(&Text::new("<script>alert(1)</script> \"q\" ]]>", (5, 5), (FONT, 12).into_font()))?;
+            root.draw(&Text::new(
+                "<script>alert(1)</script> \"q\" ]]>",
+                (5, 5),
+                (FONT, LABEL_SIZE).into_font(),
+            ))?;
             Ok(())
         });
         assert!(out.starts_with("<svg"), "{out}");

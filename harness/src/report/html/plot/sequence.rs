@@ -3,7 +3,7 @@
 
 use plotters::prelude::*;
 
-use super::{BLUE, FONT, GREY, INK, ORANGE, RED, padded_range, svg, tick};
+use super::{BLUE, FONT, GREY, INK, LABEL_SIZE, ORANGE, RED, padded_range, svg, tick};
 use crate::report::html::context::MeasurementCard;
 use crate::stats::Severity;
 
@@ -34,9 +34,9 @@ pub(crate) fn sequence(card: &MeasurementCard) -> String {
             .y_label_formatter(&|v| tick(*v))
             .x_desc("run index")
             .y_desc(card.unit.symbol())
-            .label_style((FONT, 12).into_font().color(&INK))
-            .axis_desc_style((FONT, 12).into_font().color(&INK))
-            .light_line_style(WHITE)
+            .label_style((FONT, LABEL_SIZE).into_font().color(&INK))
+            .axis_desc_style((FONT, LABEL_SIZE).into_font().color(&INK))
+            .max_light_lines(0)
             .bold_line_style(GREY.mix(0.25))
             .draw()?;
         if let Some(c) = ci {
