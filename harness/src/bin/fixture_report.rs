@@ -31,7 +31,7 @@ fn record(b: &mut harness::Bencher, value: f64) {
     b.record_iterations("latency_ns", Unit::Nanoseconds, Better::Lower, iterations);
 }
 
-harness::scenario!(Scenario::check("passes", || assert_eq!(1 + 1, 2)));
+harness::scenario!(Scenario::check("passes", || assert!(std::env::args().count() > 0)));
 
 harness::scenario!(Scenario::check("fails_with_output", || {
     println!("stdout before failing: state=42");
