@@ -416,7 +416,7 @@ mod tests {
         assert_eq!(ctx.failures.len(), 2);
         assert_eq!(ctx.failures[0].message.as_deref(), Some("boom"));
         assert_eq!(ctx.failures[0].stdout, "printed before failing");
-        assert_eq!(ctx.failures[1].outcome, "timed out (1 s)");
+        assert_eq!(ctx.failures[1].outcome, "timed out after 1.0 s");
         assert!(!ctx.partial);
     }
 

@@ -3,7 +3,7 @@
 
 use plotters::prelude::*;
 
-use super::{BLUE, FONT, GREY, INK, LABEL_SIZE, ORANGE, RED, padded_range, svg, tick};
+use super::{BLUE, FONT, GREY, INK, LABEL_SIZE, ORANGE, RED, padded_range, svg, tick_in};
 use crate::report::html::context::MeasurementCard;
 use crate::stats::Severity;
 use crate::stats::sample::quantile_sorted;
@@ -31,7 +31,7 @@ pub(crate) fn distribution(card: &MeasurementCard) -> String {
             .disable_y_mesh()
             .disable_y_axis()
             .x_labels(6)
-            .x_label_formatter(&|v| tick(*v))
+            .x_label_formatter(&|v| tick_in(*v, lo, hi))
             .x_desc(format!("{} per process ({})", card.metric, card.unit.symbol()))
             .label_style((FONT, LABEL_SIZE).into_font().color(&INK))
             .axis_desc_style((FONT, LABEL_SIZE).into_font().color(&INK))

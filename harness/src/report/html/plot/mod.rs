@@ -63,6 +63,19 @@ pub(crate) fn padded_range(values: impl IntoIterator<Item = f64>) -> (f64, f64) 
     (lo - span * 0.08, hi + span * 0.08)
 }
 
+/// A tick label for an axis spanning `lo..hi`: like [`tick`], with enough decimals that ticks
+/// about a sixth of the span apart never print the same (a tight 100.00-100.03 axis).
+pub(crate) fn tick_in(v: f64, lo: f64, hi: f64) -> String {
+    let short = tick(v);
+    let step = (hi - lo).abs() / 6.0;
+    if step <= 0.0 || !step.is_finite() || v.abs() >= 1e4 {
+        return short;
+    }
+    let needed = (-step.log10().floor()).clamp(0.0, 6.0) as usize;
+    let have = short.split_once('.').map_or(0, |(_, d)| d.len());
+    if needed > have { format!("{v:.needed$}") } else { short }
+}
+
 /// A short tick label: three significant digits, SI suffix for large or small magnitudes.
 pub(crate) fn tick(v: f64) -> String {
     let a = v.abs();
@@ -133,6 +146,8 @@ mod tests {
         assert_eq!(tick(15300.0), "15.3k");
         assert_eq!(tick(0.01234), "0.012");
         assert_eq!(tick(250.0), "250");
+        assert_eq!(tick_in(100.01, 100.0, 100.06), "100.01");
+        assert_eq!(tick_in(250.0, 0.0, 600.0), "250");
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use plotters::prelude::*;
 
-use super::{BLUE, FONT, GREY, INK, LABEL_SIZE, ORANGE, RED, padded_range, svg, tick};
+use super::{BLUE, FONT, GREY, INK, LABEL_SIZE, ORANGE, RED, padded_range, svg, tick_in};
 use crate::report::html::context::MeasurementCard;
 use crate::stats::Severity;
 
@@ -31,7 +31,7 @@ pub(crate) fn sequence(card: &MeasurementCard) -> String {
             .x_labels(6)
             .y_labels(4)
             .x_label_formatter(&|v| format!("{v:.0}"))
-            .y_label_formatter(&|v| tick(*v))
+            .y_label_formatter(&|v| tick_in(*v, lo, hi))
             .x_desc("run index")
             .y_desc(card.unit.symbol())
             .label_style((FONT, LABEL_SIZE).into_font().color(&INK))
