@@ -10,8 +10,9 @@ use crate::errors::KernelError;
 
 const BLOCK: usize = 512;
 const LANES: usize = 16;
-/// Below this many input elements per thread a spawn costs more than the adds it saves.
-const MIN_PER_THREAD: usize = 1 << 15;
+/// Below this many input elements per thread a spawn costs more than the adds it saves (see the
+/// same constant in `add.rs` for the measurement).
+const MIN_PER_THREAD: usize = 1 << 18;
 
 /// FLOPs of a mean over `len` elements (one add each; the divisions are negligible).
 pub fn reduce_flops(len: usize) -> u64 {
