@@ -38,8 +38,14 @@ impl<W: Write> Reporter for SummaryReporter<W> {
     }
 }
 
-/// A value with its unit, at a precision that suits its size.
+/// A value with its unit, at a precision that suits its size; nanoseconds scale up to us, ms, s.
 pub fn format_value(v: f64, unit: &Unit) -> String {
+    let (v, symbol) = match unit {
+        Unit::Nanoseconds if v.abs() >= 1e9 => (v / 1e9, "s"),
+        Unit::Nanoseconds if v.abs() >= 1e6 => (v / 1e6, "ms"),
+        Unit::Nanoseconds if v.abs() >= 1e4 => (v / 1e3, "µs"),
+        _ => (v, unit.symbol()),
+    };
     let digits = if v.abs() >= 100.0 {
         0
     } else if v.abs() >= 10.0 {
@@ -49,7 +55,7 @@ pub fn format_value(v: f64, unit: &Unit) -> String {
     } else {
         4
     };
-    format!("{v:.digits$} {}", unit.symbol())
+    format!("{v:.digits$} {symbol}")
 }
 
 /// The summary table as text.
@@ -120,4 +126,18 @@ pub fn summary_table(results: &ResultsFile) -> String {
         results.meta.seed
     ));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_scale_to_readable_units() {
+        assert_eq!(format_value(26_459_717.0, &Unit::Nanoseconds), "26.5 ms");
+        assert_eq!(format_value(75_090.0, &Unit::Nanoseconds), "75.1 µs");
+        assert_eq!(format_value(3796.0, &Unit::Nanoseconds), "3796 ns");
+        assert_eq!(format_value(2.5e9, &Unit::Nanoseconds), "2.50 s");
+        assert_eq!(format_value(243.4, &Unit::GBytesPerSec), "243 GB/s");
+    }
 }
