@@ -90,9 +90,11 @@ impl Bencher {
                 Throughput::Flops(n) => ("gflop_per_s", Unit::GFlopsPerSec, n),
                 Throughput::Bytes(n) => ("gbytes_per_s", Unit::GBytesPerSec, n),
             };
-            // work per ns is exactly giga-work per second.
-            let rates = per_call.iter().map(|ns| work as f64 / ns).collect();
-            self.push(name, unit.clone(), unit.default_better(), rates);
+            // Work per ns is exactly giga-work per second. The process's value is the work over its
+            // mean latency (a harmonic mean of the rates), so rate and latency always agree.
+            let rates: Vec<f64> = per_call.iter().map(|ns| work as f64 / ns).collect();
+            let value = work as f64 / mean(&per_call);
+            self.push_with_value(name, unit.clone(), unit.default_better(), value, rates);
         }
         self.push("latency_ns", Unit::Nanoseconds, Better::Lower, per_call);
     }
@@ -110,8 +112,12 @@ impl Bencher {
     }
 
     fn push(&mut self, name: impl Into<String>, unit: Unit, better: Better, iterations: Vec<f64>) {
+        let value = mean(&iterations);
+        self.push_with_value(name, unit, better, value, iterations);
+    }
+
+    fn push_with_value(&mut self, name: impl Into<String>, unit: Unit, better: Better, value: f64, iterations: Vec<f64>) {
         let name = name.into();
-        let value = iterations.iter().sum::<f64>() / iterations.len().max(1) as f64;
         let iterations = if iterations.len() > 1 { iterations } else { Vec::new() };
         self.metrics.retain(|m| m.name != name);
         self.metrics.push(MetricSample {
@@ -125,5 +131,27 @@ impl Bencher {
 
     pub(crate) fn into_metrics(self) -> Vec<MetricSample> {
         self.metrics
+    }
+}
+
+fn mean(values: &[f64]) -> f64 {
+    values.iter().sum::<f64>() / values.len().max(1) as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rate_is_work_over_mean_latency_so_it_agrees_with_latency() {
+        let mut b = Bencher::new(2, 0);
+        b.throughput(Throughput::Flops(1000));
+        b.record_latencies(vec![100.0, 300.0]);
+        let metrics = b.into_metrics();
+        let rate = metrics.iter().find(|m| m.name == "gflop_per_s").unwrap();
+        let latency = metrics.iter().find(|m| m.name == "latency_ns").unwrap();
+        assert_eq!(latency.value, 200.0);
+        assert_eq!(rate.value, 5.0, "1000 flops / 200 ns, not the mean of 10 and 3.33");
+        assert_eq!(rate.iterations, vec![10.0, 1000.0 / 300.0]);
     }
 }
