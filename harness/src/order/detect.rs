@@ -15,7 +15,10 @@ use super::schedule::{
     shuffle_seeds,
 };
 use super::subject::OrderTarget;
-use super::values::{ALPHA, Baseline, ShiftTest};
+use super::values::{ALPHA, Baseline, ShiftTest, shift_test};
+
+/// Fresh (culprit, scenario) pairs and alone runs, each, behind a reported value shift.
+const CONFIRM_VALUE_PAIRS: usize = 8;
 use crate::errors::Error;
 use crate::execute::Listed;
 use crate::model::{DetectEntry, Evidence, EvidenceKind, OrderVerdict, RunCounts, ScenarioKind, ScheduleRecord, Status, ValueShift};
@@ -153,7 +156,20 @@ fn detect_group(
         !o.is_empty() && o.iter().all(|o| o.outcome.status() == Status::TimedOut)
     };
     let in_shared: Vec<String> = names.iter().filter(|n| !hangs(n)).cloned().collect();
+    // A scenario that ends its process every time alone (a crasher) can precede nothing in one
+    // process: pairs it would start are not asked of the coverage.
+    let enders: Vec<String> = in_shared
+        .iter()
+        .filter(|n| {
+            !iso[*n].is_empty()
+                && iso[*n]
+                    .iter()
+                    .all(|o| o.failed() && !matches!(o.outcome, crate::model::Outcome::Failed { .. }))
+        })
+        .cloned()
+        .collect();
     let mut coverage = PairCoverage::new(&in_shared);
+    coverage.exclude_first(&enders);
     let mut schedules: Vec<Schedule> = if in_shared.len() > 1 {
         plan(&in_shared, honours, seed, cfg.shuffles)
     } else {
@@ -191,7 +207,7 @@ fn detect_group(
     // 3. Verdicts; candidates get more isolated runs before they are called order-dependent.
     let mut loc = Localizer::new(prober, seed.wrapping_mul(0x9e37_79b9).wrapping_add(1));
     let mut entries_here: Vec<DetectEntry> = Vec::new();
-    let mut confirm_cache: BTreeMap<(String, String), Vec<Observation>> = BTreeMap::new();
+    let mut confirm_cache: BTreeMap<(String, String), (Vec<Observation>, Vec<Observation>)> = BTreeMap::new();
     for name in &names {
         let mut state = classify(&iso[name], &shared[name]);
         if matches!(state, Initial::VictimCandidate | Initial::BrittleCandidate) {
@@ -262,7 +278,8 @@ fn detect_group(
             for b in Baseline::from_isolated(&iso_refs) {
                 let in_suite: Vec<f64> = sh.iter().filter_map(|o| b.value_of(o)).collect();
                 let mut culprits = vec![];
-                let mut sample = in_suite;
+                let sample = in_suite;
+                let mut fresh = None;
                 if sh.iter().any(|o| b.shifted(o)) {
                     let effect = |o: &Observation| b.shifted(o);
                     let found = loc.localize_all(name, &sh, &effect)?;
@@ -271,26 +288,37 @@ fn detect_group(
                         e
                     }));
                     if let Some(c) = found.culprits.first() {
-                        // Fresh pairs (culprit, scenario): the test runs on data the search did not select.
+                        // Fresh runs the search did not select: the culprit then this scenario,
+                        // interleaved with this scenario alone, so both see the same machine load.
                         let key = (c.clone(), name.clone());
                         if !confirm_cache.contains_key(&key) {
-                            let mut v = Vec::new();
-                            for _ in 0..cfg.isolated.max(MIN_ISOLATED_MEASURE) {
+                            let mut v = (Vec::new(), Vec::new());
+                            for _ in 0..CONFIRM_VALUE_PAIRS {
                                 let obs = loc.prober().run_once(
                                     &[c.clone(), name.clone()],
                                     None,
                                     EvidenceKind::Confirm,
                                     Purpose::Localization,
                                 )?;
-                                v.extend(obs.into_iter().filter(|o| &o.name == name));
+                                v.1.extend(obs.into_iter().filter(|o| &o.name == name));
+                                let obs = loc.prober().run_once(
+                                    std::slice::from_ref(name),
+                                    None,
+                                    EvidenceKind::Isolated,
+                                    Purpose::Localization,
+                                )?;
+                                v.0.extend(obs.into_iter().filter(|o| &o.name == name));
                             }
                             confirm_cache.insert(key.clone(), v);
                         }
-                        sample = confirm_cache[&key].iter().filter_map(|o| b.value_of(o)).collect();
+                        let (alone, after) = &confirm_cache[&key];
+                        let reference: Vec<f64> = alone.iter().filter_map(|o| b.value_of(o)).collect();
+                        let sample: Vec<f64> = after.iter().filter_map(|o| b.value_of(o)).collect();
+                        fresh = shift_test(b.ratio, &reference, &sample);
                         culprits = found.culprits.clone();
                     }
                 }
-                if let Some(test) = b.test(&sample) {
+                if let Some(test) = fresh.or_else(|| b.test(&sample)) {
                     pending.push(PendingShift {
                         entry: out.entries.len() + entries_here.len(),
                         metric: b.metric.clone(),

@@ -20,6 +20,8 @@ use crate::model::{Evidence, EvidenceKind};
 
 /// Shuffle seeds tried at most to arrange one libtest probe.
 pub const MAX_SEED_TRIES: usize = 16;
+/// Two-scenario runs that must all show the effect before a culprit is reported.
+pub const CONFIRM_RUNS: usize = 2;
 /// Flipping runs of one target used as starting points, at most.
 const MAX_SOURCES: usize = 4;
 /// Culprits sought per target, at most.
@@ -71,8 +73,6 @@ impl<'p, 'a> Localizer<'p, 'a> {
     pub fn localize_all(&mut self, target: &str, shared: &[&Observation], effect: Effect) -> Result<Localized, Error> {
         let before = self.prober.counts.total;
         let mut out = Localized::default();
-        let mut sources: Vec<&Observation> = shared.iter().copied().filter(|o| o.ran() && effect(o)).collect();
-        sources.sort_by_key(|o| o.prefix.len());
         // Scenarios that preceded the target without the effect: not culprits, unless a cleaner
         // masked them, so they are only pruned on a first try that is checked by a run.
         let innocent: BTreeSet<&String> = shared
@@ -80,6 +80,10 @@ impl<'p, 'a> Localizer<'p, 'a> {
             .filter(|o| o.ran() && !effect(o))
             .flat_map(|o| o.prefix.iter())
             .collect();
+        let mut sources: Vec<&Observation> = shared.iter().copied().filter(|o| o.ran() && effect(o)).collect();
+        // Flips that no ordering explains (every scenario before them also preceded the target
+        // harmlessly) are most likely noise: try the others first, shortest first.
+        sources.sort_by_key(|o| (o.prefix.iter().all(|p| innocent.contains(p)), o.prefix.len()));
         for (i, src) in sources.iter().take(MAX_SOURCES).enumerate() {
             if i > 0 && src.prefix.iter().any(|p| out.culprits.contains(p)) {
                 continue; // explained by a culprit already found
@@ -103,6 +107,28 @@ impl<'p, 'a> Localizer<'p, 'a> {
                     Some(p) => out.culprits.push(p),
                     None => break,
                 }
+            }
+        }
+        // Culprits that only ever ran together with one already found: any candidate that preceded
+        // a flip and never preceded the target harmlessly.
+        loop {
+            if out.culprits.len() >= MAX_CULPRITS {
+                break;
+            }
+            let mut extra: Vec<String> = Vec::new();
+            for src in &sources {
+                for p in &src.prefix {
+                    if !out.culprits.contains(p) && !innocent.contains(p) && !extra.contains(p) {
+                        extra.push(p.clone());
+                    }
+                }
+            }
+            if extra.is_empty() {
+                break;
+            }
+            match self.find_one(None, target, extra, false, effect, &mut out.evidence)? {
+                Some(p) => out.culprits.push(p),
+                None => break,
             }
         }
         let masked = |o: &Observation| !effect(o);
@@ -178,7 +204,9 @@ impl<'p, 'a> Localizer<'p, 'a> {
             }
         }
         let cand = c.remove(0);
-        if !confirmed {
+        // One more pair run when the search ended on one: a flaky target passes each with its rate.
+        for _ in 0..CONFIRM_RUNS - usize::from(confirmed) {
+            confirmed = false;
             let p = self.probe(anchor, std::slice::from_ref(&cand), target, evidence)?;
             let ok = p.between == [cand.clone()] && p.target.as_ref().is_some_and(|o| effect(o));
             if let Some(last) = evidence.last_mut() {
@@ -193,6 +221,7 @@ impl<'p, 'a> Localizer<'p, 'a> {
                 return Ok(None);
             }
         }
+        let _ = confirmed;
         Ok(Some(cand))
     }
 

@@ -130,6 +130,17 @@ impl PairCoverage {
         }
     }
 
+    /// Pairs that start with one of `names` count as seen (those scenarios end their process).
+    pub fn exclude_first(&mut self, names: &[String]) {
+        let n = self.names.len();
+        let idx: Vec<usize> = names.iter().filter_map(|x| self.index(x)).collect();
+        for a in idx {
+            for b in 0..n {
+                self.seen[a * n + b] = true;
+            }
+        }
+    }
+
     /// Ordered pairs of distinct names not seen yet.
     pub fn missing(&self) -> usize {
         let n = self.names.len();
