@@ -113,7 +113,7 @@ fn suite_like_target_matches_the_model_over_seeds() {
         let h = r.entries.iter().find(|e| e.name == "n_env_mutator").unwrap();
         assert_eq!(h.hazards.len(), 1);
         assert_eq!(h.hazards[0].name, "SIM_VAR");
-        // The flaky rate's interval covers the planted 50%.
+        // The flaky rate's 95% interval covers the planted 50% (most of the time).
         let f = r
             .entries
             .iter()
@@ -122,8 +122,10 @@ fn suite_like_target_matches_the_model_over_seeds() {
             .failure_rate
             .clone()
             .unwrap();
-        assert!(f.n >= 20 && f.low < 0.5 && 0.5 < f.high, "{f:?}");
+        assert!(f.n >= 20, "{f:?}");
+        covered += usize::from(f.low < 0.5 && 0.5 < f.high);
     }
+    assert!(covered >= 5, "{covered} of 6 intervals cover the planted rate");
 }
 
 #[test]
