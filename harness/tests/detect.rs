@@ -138,7 +138,7 @@ fn fixture_suite_verdicts_culprits_hazards_and_value_shift() {
     // The crasher ended shared processes, yet everything after it got a verdict (the model above).
     let crash = &entry(&entries, "h_crasher")["evidence"];
     assert!(crash.as_array().unwrap().iter().any(|e| e["outcome"] == "crashed"));
-    // The frozen knob: the measurement triples after r_knob_setter.
+    // The frozen knob: the measurement takes 10x longer after r_knob_setter.
     let shifts = entry(&entries, "l_measure_knob")["value_shifts"].as_array().unwrap().clone();
     assert_eq!(shifts.len(), 1, "{shifts:?}");
     assert_eq!(strings(&shifts[0]["culprits"]), ["r_knob_setter"]);

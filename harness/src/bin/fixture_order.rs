@@ -1,6 +1,6 @@
 //! Fixture suite for `detect`: scenarios with planted order dependencies through process-global
 //! state (statics, env vars, the current directory), a cleaner, random flakiness, a crasher, and
-//! a measurement whose value triples after a sibling sets a "frozen knob". Expected verdicts are
+//! a measurement whose value grows 10x after a sibling sets a "frozen knob" (10x, not 3x, so a loaded CI machine cannot blur it). Expected verdicts are
 //! modelled in harness/tests/detect.rs.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -64,7 +64,7 @@ harness::scenarios!(|| vec![
         let here = std::env::current_dir().ok().and_then(|d| d.canonicalize().ok());
         fail_if(here == std::env::temp_dir().canonicalize().ok(), "running in the temp dir")
     }),
-    Scenario::check("r_knob_setter", || KNOB.store(3, Ordering::SeqCst)),
+    Scenario::check("r_knob_setter", || KNOB.store(10, Ordering::SeqCst)),
     Scenario::check("x_polluter_two", || TWO.store(true, Ordering::SeqCst)),
     Scenario::check("z_polluter_late", || LATE.store(true, Ordering::SeqCst)),
 ]);
