@@ -24,6 +24,8 @@ pub struct Args {
 pub enum Command {
     /// Run scenarios, each repetition in a fresh process (the default).
     Run(RunArgs),
+    /// Find scenarios (or #[test]s) whose result depends on what ran before them, and the culprits.
+    Detect(super::detect_args::DetectArgs),
     /// Re-render index.html of a run, detect or compare directory from its results files.
     Report(ReportArgs),
 }

@@ -2,6 +2,8 @@
 //! errors to exit statuses. Nothing below `cli/` sees clap types.
 
 mod args;
+mod detect;
+mod detect_args;
 mod exit_code;
 mod libtest_mode;
 mod list;
@@ -43,6 +45,7 @@ fn dispatch(args: Args, variants: &[Variant]) -> Result<u8, Error> {
     let run_args = match args.command {
         Some(args::Command::Run(r)) => r,
         Some(args::Command::Report(r)) => return report_command(&r),
+        Some(args::Command::Detect(d)) => return detect::run(&d, list::listed(variants)),
         None => args.run,
     };
     let own = list::listed(variants);

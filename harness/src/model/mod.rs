@@ -2,12 +2,16 @@
 //!
 //! Nothing here runs anything. Runners produce these types; reporters consume them.
 
+mod detect;
 mod host;
 mod metric;
 mod outcome;
 mod record;
 mod results;
 
+pub use detect::{
+    DETECT_FORMAT_VERSION, DetectEntry, DetectRun, Evidence, EvidenceKind, FailureRate, OrderVerdict, RunCounts, ScheduleRecord, ValueShift,
+};
 pub use host::HostInfo;
 pub use metric::{Better, MetricSample, Unit};
 pub use outcome::{Outcome, OutcomeCounts, Status};

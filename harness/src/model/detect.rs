@@ -1,0 +1,184 @@
+//! `DetectEntry` and `DetectRun`: what `detect` found, as written to `detect.json` and
+//! `detect-run.json` (schema: /work/briefs/schemas.md, docs/failure-modes.md).
+
+use serde::{Deserialize, Serialize};
+
+use super::{EnvChange, HostInfo};
+
+/// Schema version of `detect-run.json`.
+pub const DETECT_FORMAT_VERSION: u32 = 1;
+
+/// One word per scenario: how its result depends on what ran before it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OrderVerdict {
+    /// Passes alone and in every order.
+    Pass,
+    /// Fails alone and in every order.
+    Fail,
+    /// Passes alone, fails after some other scenario (its polluter).
+    Victim,
+    /// Fails alone, passes after some other scenario (its state-setter).
+    Brittle,
+    /// The outcome varies with no ordering cause.
+    Flaky,
+}
+
+impl OrderVerdict {
+    /// The word used in JSON and the terminal.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OrderVerdict::Pass => "pass",
+            OrderVerdict::Fail => "fail",
+            OrderVerdict::Victim => "victim",
+            OrderVerdict::Brittle => "brittle",
+            OrderVerdict::Flaky => "flaky",
+        }
+    }
+}
+
+/// A failure rate k/n with its 95% Wilson interval.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FailureRate {
+    /// k / n.
+    pub estimate: f64,
+    /// Lower bound of the 95% interval.
+    pub low: f64,
+    /// Upper bound of the 95% interval.
+    pub high: f64,
+    /// Failed runs.
+    pub k: u64,
+    /// Runs observed.
+    pub n: u64,
+}
+
+/// Which kind of run a piece of evidence comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EvidenceKind {
+    /// One process for this scenario alone.
+    Isolated,
+    /// The original (listing) order, shared process.
+    Order,
+    /// The reverse order, shared process.
+    Reverse,
+    /// A seeded shuffle, shared process.
+    Shuffle,
+    /// A run made while localizing a culprit.
+    Localize,
+    /// The two- (or three-) scenario rerun that confirms a culprit.
+    Confirm,
+}
+
+/// One run that shows something about a scenario: the order it ran in and how it ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Evidence {
+    /// What kind of run.
+    pub kind: EvidenceKind,
+    /// The order the process actually ran, up to and including this scenario.
+    pub order: Vec<String>,
+    /// The shuffle seed, if the order came from one.
+    pub seed: Option<u64>,
+    /// This scenario's outcome (`passed`, `failed`, `crashed`, ...).
+    pub outcome: String,
+    /// What the run shows.
+    pub detail: String,
+}
+
+/// A measured value that differs in-suite from its isolated distribution.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ValueShift {
+    /// The metric's name.
+    pub metric: String,
+    /// Shift of the in-suite value relative to the isolated one, in percent.
+    pub shift_pct: f64,
+    /// Lower bound of its 95% interval, in percent.
+    pub low_pct: f64,
+    /// Upper bound of its 95% interval, in percent.
+    pub high_pct: f64,
+    /// Benjamini-Hochberg adjusted p-value across every scenario and metric tested.
+    pub p_adjusted: f64,
+    /// Scenarios that, run before this one, cause the shift.
+    pub culprits: Vec<String>,
+}
+
+/// One scenario or test and its verdict, as an element of `detect.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DetectEntry {
+    /// Name exactly as `--list` prints it.
+    pub name: String,
+    /// The test binary it belongs to, only when several binaries were given and they share this name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub binary: Option<String>,
+    /// The verdict.
+    pub verdict: OrderVerdict,
+    /// For a victim: scenarios after which it fails (each one alone suffices).
+    pub polluters: Vec<String>,
+    /// For a brittle scenario: scenarios after which it passes.
+    pub state_setters: Vec<String>,
+    /// Scenarios that, run between a culprit and this one, mask the effect.
+    pub cleaners: Vec<String>,
+    /// For flaky only: how often it failed.
+    pub failure_rate: Option<FailureRate>,
+    /// The runs that show the verdict.
+    pub evidence: Vec<Evidence>,
+    /// Environment / current-directory changes this scenario made in shared runs.
+    pub hazards: Vec<EnvChange>,
+    /// Measured values that shift in-suite.
+    pub value_shifts: Vec<ValueShift>,
+}
+
+/// Processes spent, by purpose.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunCounts {
+    /// One-scenario processes.
+    pub isolated: usize,
+    /// Shared processes of the schedules (crash continuations included).
+    pub shared: usize,
+    /// Processes spent localizing and confirming culprits.
+    pub localization: usize,
+    /// All of them.
+    pub total: usize,
+}
+
+/// One schedule of shared runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScheduleRecord {
+    /// `original`, `reverse` or `shuffle`.
+    pub kind: String,
+    /// The shuffle seed, for shuffles.
+    pub seed: Option<u64>,
+    /// The order as executed (concatenated over continuation processes after a crash).
+    pub order: Vec<String>,
+    /// The binary, when several were given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub binary: Option<String>,
+}
+
+/// Metadata of one `detect`, as written to `detect-run.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DetectRun {
+    /// [`DETECT_FORMAT_VERSION`].
+    pub format_version: u32,
+    /// The binary (several joined by `; `).
+    pub binary: String,
+    /// `suite` or `libtest`.
+    pub kind: String,
+    /// The seed every shuffle derives from.
+    pub seed: u64,
+    /// The command line that reproduces this detect.
+    pub command: Vec<String>,
+    /// Where it ran.
+    pub host: HostInfo,
+    /// Processes spent.
+    pub runs: RunCounts,
+    /// The shared schedules that ran.
+    pub schedules: Vec<ScheduleRecord>,
+    /// What detect could not observe (e.g. environment changes inside a libtest binary).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    /// Start time, RFC 3339 UTC.
+    pub started_at: String,
+    /// End time, RFC 3339 UTC.
+    pub finished_at: String,
+}

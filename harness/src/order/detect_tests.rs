@@ -1,0 +1,189 @@
+//! Detect against simulated targets with planted dependencies, compared with a model of the
+//! expected verdicts and culprits (suite-like and libtest-like), plus the cost of localization.
+
+use std::path::PathBuf;
+
+use super::detect::{DetectConfig, DetectResult, detect};
+use super::simulate::{SimScenario, SimTarget};
+use super::subject::OrderTarget;
+use crate::model::OrderVerdict;
+
+/// name -> (verdict, polluters, state_setters, cleaners)
+type Model = Vec<(&'static str, OrderVerdict, Vec<&'static str>, Vec<&'static str>, Vec<&'static str>)>;
+
+fn planted() -> (Vec<SimScenario>, Model) {
+    use OrderVerdict::*;
+    let s = SimScenario::new;
+    let scenarios = vec![
+        s("a_pass"),
+        s("b_victim_of_late").fails_if("late"),
+        s("c_polluter_one").sets("two"),
+        s("d_setter").sets("init"),
+        s("e_polluter_masked").sets("env"),
+        s("f_cleaner").clears("env"),
+        s("g_victim_masked").fails_if("env"),
+        s("h_crasher").crashes(),
+        s("i_flaky").flaky(0.5),
+        s("j_always_fails").always_fails(),
+        s("k_brittle").fails_unless("init"),
+        s("l_measure").measures(1000.0, "knob", 3.0),
+        s("m_victim_two").fails_if("two"),
+        s("n_env_mutator").sets_env("SIM_VAR"),
+        s("r_knob_setter").sets("knob"),
+        s("x_polluter_two").sets("two"),
+        s("z_polluter_late").sets("late"),
+    ];
+    let model: Model = vec![
+        ("a_pass", Pass, vec![], vec![], vec![]),
+        ("b_victim_of_late", Victim, vec!["z_polluter_late"], vec![], vec![]),
+        ("c_polluter_one", Pass, vec![], vec![], vec![]),
+        ("d_setter", Pass, vec![], vec![], vec![]),
+        ("e_polluter_masked", Pass, vec![], vec![], vec![]),
+        ("f_cleaner", Pass, vec![], vec![], vec![]),
+        ("g_victim_masked", Victim, vec!["e_polluter_masked"], vec![], vec!["f_cleaner"]),
+        ("h_crasher", Fail, vec![], vec![], vec![]),
+        ("i_flaky", Flaky, vec![], vec![], vec![]),
+        ("j_always_fails", Fail, vec![], vec![], vec![]),
+        ("k_brittle", Brittle, vec![], vec!["d_setter"], vec![]),
+        ("l_measure", Pass, vec![], vec![], vec![]),
+        ("m_victim_two", Victim, vec!["c_polluter_one", "x_polluter_two"], vec![], vec![]),
+        ("n_env_mutator", Pass, vec![], vec![], vec![]),
+        ("r_knob_setter", Pass, vec![], vec![], vec![]),
+        ("x_polluter_two", Pass, vec![], vec![], vec![]),
+        ("z_polluter_late", Pass, vec![], vec![], vec![]),
+    ];
+    (scenarios, model)
+}
+
+fn run(target: &dyn OrderTarget, seed: u64, shuffles: usize) -> DetectResult {
+    let listed = target.list().unwrap();
+    let mut cfg = DetectConfig::new(seed, PathBuf::from("/nonexistent"));
+    cfg.shuffles = shuffles;
+    detect(target, &listed, &cfg).unwrap()
+}
+
+fn sorted(v: &[String]) -> Vec<String> {
+    let mut v = v.to_vec();
+    v.sort();
+    v
+}
+
+fn check_model(result: &DetectResult, model: &Model, what: &str) {
+    assert_eq!(result.entries.len(), model.len(), "{what}");
+    for (name, verdict, polluters, setters, cleaners) in model {
+        let e = result
+            .entries
+            .iter()
+            .find(|e| e.name == *name)
+            .unwrap_or_else(|| panic!("{what}: no entry {name}"));
+        let ctx = format!("{what}: {name}: {e:#?}");
+        assert_eq!(e.verdict, *verdict, "{ctx}");
+        assert_eq!(sorted(&e.polluters), *polluters, "{ctx}");
+        assert_eq!(sorted(&e.state_setters), *setters, "{ctx}");
+        assert_eq!(sorted(&e.cleaners), *cleaners, "{ctx}");
+        assert_eq!(e.failure_rate.is_some(), *verdict == OrderVerdict::Flaky, "{ctx}");
+    }
+}
+
+#[test]
+fn suite_like_target_matches_the_model_over_seeds() {
+    let mut covered = 0;
+    for seed in 1..=6 {
+        let (scenarios, model) = planted();
+        let target = SimTarget::new(scenarios, true, seed * 7919 + 1);
+        let r = run(&target, seed, 12);
+        check_model(&r, &model, &format!("suite seed {seed}"));
+        // The knob shifts the measurement by +200%, localized to its setter.
+        let m = r.entries.iter().find(|e| e.name == "l_measure").unwrap();
+        assert_eq!(m.value_shifts.len(), 1, "{m:#?}");
+        let s = &m.value_shifts[0];
+        assert_eq!(s.culprits, vec!["r_knob_setter"]);
+        // (Coverage of the interval itself is checked by a simulation in values.rs.)
+        assert!(
+            s.low_pct > 150.0 && s.high_pct < 250.0 && s.low_pct < s.shift_pct && s.p_adjusted < 0.05,
+            "{s:?}"
+        );
+        assert!(
+            r.entries
+                .iter()
+                .filter(|e| e.name != "l_measure")
+                .all(|e| e.value_shifts.is_empty())
+        );
+        // Env mutation is a hazard even though nothing failed.
+        let h = r.entries.iter().find(|e| e.name == "n_env_mutator").unwrap();
+        assert_eq!(h.hazards.len(), 1);
+        assert_eq!(h.hazards[0].name, "SIM_VAR");
+        // The flaky rate's 95% interval covers the planted 50% (most of the time).
+        let f = r
+            .entries
+            .iter()
+            .find(|e| e.name == "i_flaky")
+            .unwrap()
+            .failure_rate
+            .clone()
+            .unwrap();
+        assert!(f.n >= 20, "{f:?}");
+        covered += usize::from(f.low < 0.5 && 0.5 < f.high);
+    }
+    assert!(covered >= 5, "{covered} of 6 intervals cover the planted rate");
+}
+
+#[test]
+fn libtest_like_target_matches_the_model_over_seeds() {
+    for seed in 1..=6 {
+        let (scenarios, model) = planted();
+        let target = SimTarget::new(scenarios, false, seed * 104_729);
+        let r = run(&target, seed, 12);
+        check_model(&r, &model, &format!("libtest seed {seed}"));
+    }
+}
+
+#[test]
+fn a_crash_does_not_hide_the_verdicts_after_it() {
+    // Alphabetically the crasher runs first in the original order; everything after it still
+    // gets observed in that schedule through a continuation process.
+    let s = SimScenario::new;
+    let target = SimTarget::new(
+        vec![s("a_crash").crashes(), s("b_ok"), s("c_victim").fails_if("p"), s("d_pol").sets("p")],
+        true,
+        3,
+    );
+    let r = run(&target, 9, 0);
+    let original = &r.schedules[0];
+    assert_eq!(original.order, vec!["a_crash", "b_ok", "c_victim", "d_pol"]);
+    let v = r.entries.iter().find(|e| e.name == "c_victim").unwrap();
+    assert_eq!((v.verdict, v.polluters.clone()), (OrderVerdict::Victim, vec!["d_pol".to_owned()]));
+    assert_eq!(r.entries[0].verdict, OrderVerdict::Fail);
+}
+
+#[test]
+fn localization_is_logarithmic_in_the_prefix() {
+    // One victim among 128 scenarios, its polluter in the middle: bisection over a prefix of
+    // about 64 takes about log2(64) = 6 runs plus the confirmation, never all pairs.
+    let mut sc: Vec<SimScenario> = (0..127).map(|i| SimScenario::new(format!("t{i:03}"))).collect();
+    sc[60] = SimScenario::new("t060").sets("x");
+    sc.push(SimScenario::new("t200_victim").fails_if("x"));
+    let target = SimTarget::new(sc, true, 1);
+    let r = run(&target, 4, 0);
+    let v = r.entries.iter().find(|e| e.name == "t200_victim").unwrap();
+    assert_eq!(v.polluters, vec!["t060"]);
+    assert!(r.counts.localization <= 10, "{} localization runs", r.counts.localization);
+}
+
+#[test]
+fn flaky_scenarios_are_rarely_called_order_dependent() {
+    // A 50% flaky scenario among polluters: over 40 seeds it must be `flaky` at least 38 times
+    // (misreading needs 10 isolated runs alike, p = 0.002, and then two confirming pairs).
+    let mut flaky = 0;
+    for seed in 0..40u64 {
+        let s = SimScenario::new;
+        let target = SimTarget::new(
+            vec![s("a").sets("x"), s("b"), s("c_flaky").flaky(0.5), s("d").sets("y")],
+            true,
+            seed * 31 + 7,
+        );
+        let r = run(&target, seed, 6);
+        flaky += usize::from(r.entries[2].verdict == OrderVerdict::Flaky);
+    }
+    assert!(flaky >= 38, "{flaky} of 40");
+}

@@ -1,0 +1,311 @@
+//! `Localizer`: finds the scenarios that flip another one — polluters, state-setters, the
+//! culprits of a value shift — by bisection over the prefix that preceded the flip, confirms each
+//! by a two-scenario rerun, and finds cleaners (masking scenarios) the same way.
+//!
+//! The search keeps a candidate set C known (or, at first, suspected) to hold the culprit and
+//! runs a part T of it before the target. Every run is read through the order it actually ran:
+//! the members of T seen before the target. If the effect shows, the culprit is among them;
+//! if not, none of them is (one culprit acting alone, no cleaner between). An exact-order target
+//! runs T exactly, so each run halves C. A libtest binary runs a subset in name order, so T runs
+//! entirely before the target when T sorts before it; otherwise a shuffle seed puts a random part
+//! of T before the target, which still splits C (0.72 bits a run on average instead of 1).
+//! Relative order inside a failing prefix is kept, so a cleaner that ran before the polluter in
+//! the original failing run stays before it and cannot mask a bisection step.
+
+use std::collections::BTreeSet;
+
+use super::probe::{Observation, Prober, Purpose};
+use crate::errors::Error;
+use crate::model::{Evidence, EvidenceKind};
+
+/// Shuffle seeds tried at most to arrange one libtest probe.
+pub const MAX_SEED_TRIES: usize = 16;
+/// Two-scenario runs that must all show the effect before a culprit is reported.
+pub const CONFIRM_RUNS: usize = 2;
+/// Flipping runs of one target used as starting points, at most.
+const MAX_SOURCES: usize = 4;
+/// Culprits sought per target, at most.
+const MAX_CULPRITS: usize = 8;
+
+/// What a culprit does, read from the target's observation.
+pub type Effect<'e> = &'e dyn Fn(&Observation) -> bool;
+
+/// The culprits and cleaners found for one target, with the runs that show them.
+#[derive(Debug, Clone, Default)]
+pub struct Localized {
+    /// Culprits, each confirmed by a two-scenario run.
+    pub culprits: Vec<String>,
+    /// Cleaners, each confirmed by a three-scenario run.
+    pub cleaners: Vec<String>,
+    /// Every localization and confirmation run, as evidence.
+    pub evidence: Vec<Evidence>,
+    /// Processes spent.
+    pub runs: usize,
+}
+
+struct Probe {
+    /// Members of T seen between the anchor (or the start) and the target.
+    between: Vec<String>,
+    /// The target's observation, if it ran.
+    target: Option<Observation>,
+    /// Members of T that did not finish normally before the target (they cannot be culprits).
+    crashed: Vec<String>,
+}
+
+/// Runs localization probes through a [`Prober`].
+pub struct Localizer<'p, 'a> {
+    prober: &'p mut Prober<'a>,
+    next_seed: u64,
+}
+
+impl<'p, 'a> Localizer<'p, 'a> {
+    /// Probes through `prober`; libtest shuffle seeds start from `seed`.
+    pub fn new(prober: &'p mut Prober<'a>, seed: u64) -> Self {
+        Localizer { prober, next_seed: seed }
+    }
+
+    /// The prober, for runs outside a search.
+    pub fn prober(&mut self) -> &mut Prober<'a> {
+        self.prober
+    }
+
+    /// Find every culprit of `effect` on `target`, starting from its shared observations.
+    pub fn localize_all(&mut self, target: &str, shared: &[&Observation], effect: Effect) -> Result<Localized, Error> {
+        let before = self.prober.counts.total;
+        let mut out = Localized::default();
+        // Scenarios that preceded the target without the effect: not culprits, unless a cleaner
+        // masked them, so they are only pruned on a first try that is checked by a run.
+        let innocent: BTreeSet<&String> = shared
+            .iter()
+            .filter(|o| o.ran() && !effect(o))
+            .flat_map(|o| o.prefix.iter())
+            .collect();
+        let mut sources: Vec<&Observation> = shared.iter().copied().filter(|o| o.ran() && effect(o)).collect();
+        // Flips that no ordering explains (every scenario before them also preceded the target
+        // harmlessly) are most likely noise: try the others first, shortest first.
+        sources.sort_by_key(|o| (o.prefix.iter().all(|p| innocent.contains(p)), o.prefix.len()));
+        for (i, src) in sources.iter().take(MAX_SOURCES).enumerate() {
+            if i > 0 && src.prefix.iter().any(|p| out.culprits.contains(p)) {
+                continue; // explained by a culprit already found
+            }
+            let mut first = true;
+            while out.culprits.len() < MAX_CULPRITS {
+                let rest: Vec<String> = src.prefix.iter().filter(|p| !out.culprits.contains(p)).cloned().collect();
+                if rest.is_empty() {
+                    break;
+                }
+                let pruned: Vec<String> = rest.iter().filter(|p| !innocent.contains(p)).cloned().collect();
+                let mut found = None;
+                if !pruned.is_empty() && pruned.len() < rest.len() {
+                    found = self.find_one(None, target, pruned, false, effect, &mut out.evidence)?;
+                }
+                if found.is_none() {
+                    found = self.find_one(None, target, rest, first && out.culprits.is_empty(), effect, &mut out.evidence)?;
+                }
+                first = false;
+                match found {
+                    Some(p) => out.culprits.push(p),
+                    None => break,
+                }
+            }
+        }
+        // Culprits that only ever ran together with one already found: any candidate that preceded
+        // a flip and never preceded the target harmlessly.
+        loop {
+            if out.culprits.len() >= MAX_CULPRITS {
+                break;
+            }
+            let mut extra: Vec<String> = Vec::new();
+            for src in &sources {
+                for p in &src.prefix {
+                    if !out.culprits.contains(p) && !innocent.contains(p) && !extra.contains(p) {
+                        extra.push(p.clone());
+                    }
+                }
+            }
+            if extra.is_empty() {
+                break;
+            }
+            match self.find_one(None, target, extra, false, effect, &mut out.evidence)? {
+                Some(p) => out.culprits.push(p),
+                None => break,
+            }
+        }
+        let masked = |o: &Observation| !effect(o);
+        for p in out.culprits.clone() {
+            // Runs where p preceded the target and yet the effect did not show: a cleaner ran between.
+            let between = shared
+                .iter()
+                .filter(|o| o.ran() && !effect(o))
+                .filter_map(|o| o.prefix.iter().position(|x| *x == p).map(|at| o.prefix[at + 1..].to_vec()))
+                .filter(|b| !b.is_empty())
+                .min_by_key(Vec::len);
+            if let Some(b) = between {
+                let b: Vec<String> = b.into_iter().filter(|x| !out.culprits.contains(x)).collect();
+                if let Some(c) = self.find_one(Some(&p), target, b, false, &masked, &mut out.evidence)?
+                    && !out.cleaners.contains(&c)
+                {
+                    out.cleaners.push(c);
+                }
+            }
+        }
+        out.runs = self.prober.counts.total - before;
+        Ok(out)
+    }
+
+    /// Bisect `c` for one culprit of `effect` on `target` (run after `anchor`, if any), and
+    /// confirm it by a run of the anchor, the culprit and the target alone. `known`: `c` is
+    /// already known to hold one.
+    pub fn find_one(
+        &mut self,
+        anchor: Option<&str>,
+        target: &str,
+        mut c: Vec<String>,
+        mut known: bool,
+        effect: Effect,
+        evidence: &mut Vec<Evidence>,
+    ) -> Result<Option<String>, Error> {
+        let bits = (usize::BITS - c.len().leading_zeros()) as usize;
+        let budget = if self.prober.target().honours_order() {
+            2 * bits + 4
+        } else {
+            4 * bits + 8
+        };
+        let mut confirmed = false;
+        let mut steps = 0;
+        loop {
+            if c.is_empty() {
+                return Ok(None);
+            }
+            if known && c.len() == 1 {
+                break;
+            }
+            steps += 1;
+            if steps > budget {
+                return Ok(None);
+            }
+            let t: Vec<String> = if known { c[..c.len().div_ceil(2)].to_vec() } else { c.clone() };
+            let p = self.probe(anchor, &t, target, evidence)?;
+            c.retain(|x| !p.crashed.contains(x));
+            let Some(obs) = p.target else { continue };
+            if p.between.is_empty() {
+                return Ok(None); // could not arrange any candidate before the target
+            }
+            if effect(&obs) {
+                c.retain(|x| p.between.contains(x));
+                known = true;
+                confirmed = c.len() == 1 && p.between.len() == 1;
+                if confirmed && let Some(last) = evidence.last_mut() {
+                    last.kind = EvidenceKind::Confirm;
+                    last.detail = confirm_detail(anchor, &c[0], target, &last.outcome);
+                }
+            } else {
+                c.retain(|x| !p.between.contains(x));
+            }
+        }
+        let cand = c.remove(0);
+        // One more pair run when the search ended on one: a flaky target passes each with its rate.
+        for _ in 0..CONFIRM_RUNS - usize::from(confirmed) {
+            confirmed = false;
+            let p = self.probe(anchor, std::slice::from_ref(&cand), target, evidence)?;
+            let ok = p.between == [cand.clone()] && p.target.as_ref().is_some_and(|o| effect(o));
+            if let Some(last) = evidence.last_mut() {
+                last.kind = EvidenceKind::Confirm;
+                last.detail = if ok {
+                    confirm_detail(anchor, &cand, target, &last.outcome)
+                } else {
+                    format!("{cand} did not confirm as a culprit of {target}")
+                };
+            }
+            if !ok {
+                return Ok(None);
+            }
+        }
+        let _ = confirmed;
+        Ok(Some(cand))
+    }
+
+    /// Run `anchor`, then `t`, then `target`, as nearly as the target allows.
+    fn probe(&mut self, anchor: Option<&str>, t: &[String], target: &str, evidence: &mut Vec<Evidence>) -> Result<Probe, Error> {
+        let mut set: Vec<String> = anchor.map(str::to_owned).into_iter().collect();
+        set.extend(t.iter().cloned());
+        set.push(target.to_owned());
+        let attempts: Vec<Option<u64>> = if self.prober.target().honours_order() {
+            vec![None]
+        } else {
+            let mut sorted = set.clone();
+            sorted.sort();
+            let mut a = Vec::new();
+            // Name order is known in advance: only run it when it puts candidates before the target.
+            if arranged(&sorted, anchor, t, target) {
+                a.push(None);
+            }
+            a.extend((0..MAX_SEED_TRIES).map(|_| {
+                self.next_seed = self.next_seed.wrapping_add(1);
+                Some(self.next_seed % 1_000_000_000)
+            }));
+            a
+        };
+        let mut last = Probe {
+            between: vec![],
+            target: None,
+            crashed: vec![],
+        };
+        for seed in attempts {
+            let obs = self.prober.run_once(&set, seed, EvidenceKind::Localize, Purpose::Localization)?;
+            let executed: Vec<String> = obs.iter().filter(|o| o.ran()).map(|o| o.name.clone()).collect();
+            let tgt = obs.iter().find(|o| o.name == target && o.ran()).cloned();
+            let crashed: Vec<String> = obs
+                .iter()
+                .filter(|o| {
+                    o.ran() && o.name != target && o.outcome.is_failure() && !matches!(o.outcome, crate::model::Outcome::Failed { .. })
+                })
+                .map(|o| o.name.clone())
+                .collect();
+            let between: Vec<String> = match &tgt {
+                Some(o) => {
+                    let from = match anchor {
+                        Some(a) => o.prefix.iter().position(|x| x == a).map(|i| i + 1),
+                        None => Some(0),
+                    };
+                    from.map(|f| o.prefix[f..].iter().filter(|x| t.contains(x)).cloned().collect())
+                        .unwrap_or_default()
+                }
+                None => vec![],
+            };
+            evidence.push(Evidence {
+                kind: EvidenceKind::Localize,
+                order: executed,
+                seed,
+                outcome: tgt
+                    .as_ref()
+                    .map_or("not_run".to_owned(), |o| o.outcome.status().as_str().to_owned()),
+                detail: format!("{} of {} candidates ran before {target}", between.len(), t.len()),
+            });
+            last = Probe {
+                between,
+                target: tgt,
+                crashed,
+            };
+            if last.target.is_none() || !last.between.is_empty() || t.is_empty() {
+                break;
+            }
+        }
+        Ok(last)
+    }
+}
+
+/// Whether name order runs the anchor, then at least one of `t`, then the target.
+fn arranged(sorted: &[String], anchor: Option<&str>, t: &[String], target: &str) -> bool {
+    let pos = |n: &str| sorted.iter().position(|x| x == n);
+    let tp = pos(target).unwrap_or(0);
+    let ap = anchor.and_then(pos);
+    t.iter().filter_map(|x| pos(x)).any(|p| p < tp && ap.is_none_or(|a| a < p))
+}
+
+fn confirm_detail(anchor: Option<&str>, culprit: &str, target: &str, outcome: &str) -> String {
+    match anchor {
+        None => format!("confirmed: {culprit} then {target} alone: {target} {outcome}"),
+        Some(a) => format!("confirmed: {a}, {culprit}, {target}: {target} {outcome} ({culprit} masks {a})"),
+    }
+}

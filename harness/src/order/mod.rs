@@ -1,0 +1,30 @@
+//! Order dependence: does a scenario's result (or measured value) depend on what ran before it
+//! in the same process, and which scenario is the culprit. Entry point: [`detect`].
+//!
+//! Each scenario runs R times alone (the trusted reference) and in shared processes: the
+//! original order, its reverse and K seeded shuffles ([`schedule`]). [`classify`] turns the
+//! outcomes into pass / fail / flaky or a victim / brittle candidate; [`localize`] bisects the
+//! prefix that preceded a flip down to one culprit, confirms it by a two-scenario run and finds
+//! cleaners; [`values`] compares measured values in-suite with their isolated distribution;
+//! [`hazards`] lists env/cwd changes; [`report`] writes `detect.json` and `detect-run.json`.
+//! See docs/failure-modes.md for the method and its limits.
+
+pub mod classify;
+pub mod detect;
+pub mod hazards;
+pub mod localize;
+pub mod probe;
+pub mod report;
+pub mod schedule;
+pub mod simulate;
+pub mod subject;
+pub mod values;
+
+pub use detect::{DetectConfig, DetectResult, detect};
+pub use probe::{Observation, Prober};
+pub use report::{write_detect_json, write_detect_run, write_summary};
+pub use simulate::{SimScenario, SimTarget};
+pub use subject::{Exact, OrderTarget};
+
+#[cfg(test)]
+mod detect_tests;

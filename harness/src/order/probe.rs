@@ -1,0 +1,183 @@
+//! `Prober`: runs scenarios in shared or isolated processes for detect, continues a shared
+//! order after a crash, and counts the processes it spends; [`Observation`] is one scenario's
+//! result together with the order that preceded it in its process.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::subject::OrderTarget;
+use crate::errors::Error;
+use crate::execute::TargetRequest;
+use crate::model::{EnvChange, EvidenceKind, MetricSample, Outcome, RunCounts, Status};
+
+/// One scenario's result in one process, with what ran before it there.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Observation {
+    /// The scenario.
+    pub name: String,
+    /// Scenarios that ran before it in the same process, in order.
+    pub prefix: Vec<String>,
+    /// How it ended.
+    pub outcome: Outcome,
+    /// Metrics it reported.
+    pub metrics: Vec<MetricSample>,
+    /// Env/cwd changes it made.
+    pub env_changes: Vec<EnvChange>,
+    /// Which kind of run this was.
+    pub kind: EvidenceKind,
+    /// The shuffle seed, if any.
+    pub seed: Option<u64>,
+}
+
+impl Observation {
+    /// Ran to an outcome (anything but `not_run`).
+    pub fn ran(&self) -> bool {
+        self.outcome.status() != Status::NotRun
+    }
+
+    /// Did not pass (skips and not-run excluded).
+    pub fn failed(&self) -> bool {
+        self.outcome.is_failure()
+    }
+
+    /// The order up to and including this scenario.
+    pub fn order(&self) -> Vec<String> {
+        let mut o = self.prefix.clone();
+        o.push(self.name.clone());
+        o
+    }
+}
+
+/// What a process is spent on, for [`RunCounts`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Purpose {
+    /// One scenario alone.
+    Isolated,
+    /// A schedule.
+    Shared,
+    /// Localization and confirmation.
+    Localization,
+}
+
+/// Runs processes against one universe of scenarios (one binary, one env group).
+pub struct Prober<'a> {
+    target: &'a dyn OrderTarget,
+    env: BTreeMap<String, String>,
+    timeout: Option<Duration>,
+    iterations: usize,
+    warmup: usize,
+    scratch: PathBuf,
+    next_id: usize,
+    /// Processes spent so far.
+    pub counts: RunCounts,
+    /// Scenario executions so far (a shared process of n scenarios counts n).
+    pub executions: usize,
+}
+
+impl<'a> Prober<'a> {
+    /// A prober whose processes start with `env` and are killed after `timeout`.
+    pub fn new(
+        target: &'a dyn OrderTarget,
+        env: BTreeMap<String, String>,
+        timeout: Option<Duration>,
+        iterations: usize,
+        warmup: usize,
+        scratch: PathBuf,
+    ) -> Self {
+        Prober {
+            target,
+            env,
+            timeout,
+            iterations,
+            warmup,
+            scratch,
+            next_id: 0,
+            counts: RunCounts::default(),
+            executions: 0,
+        }
+    }
+
+    /// The target.
+    pub fn target(&self) -> &'a dyn OrderTarget {
+        self.target
+    }
+
+    /// One process running `names` (in this order, or under `seed` for libtest). Results come
+    /// back in the order they ran; scenarios that never started are `not_run`, last.
+    pub fn run_once(
+        &mut self,
+        names: &[String],
+        seed: Option<u64>,
+        kind: EvidenceKind,
+        purpose: Purpose,
+    ) -> Result<Vec<Observation>, Error> {
+        self.next_id += 1;
+        let req = TargetRequest {
+            names: names.to_vec(),
+            env: self.env.clone(),
+            iterations: self.iterations,
+            warmup: self.warmup,
+            timeout: self.timeout,
+            scratch: self.scratch.clone(),
+            id: format!("detect-{}-{}", std::process::id(), self.next_id),
+        };
+        let result = self.target.run_seeded(&req, seed).map_err(|source| Error::Io {
+            what: format!("running {} for detect", self.target.describe()),
+            source,
+        })?;
+        match purpose {
+            Purpose::Isolated => self.counts.isolated += 1,
+            Purpose::Shared => self.counts.shared += 1,
+            Purpose::Localization => self.counts.localization += 1,
+        }
+        self.counts.total += 1;
+        let mut prefix = Vec::new();
+        let mut out = Vec::with_capacity(result.results.len());
+        for r in result.results {
+            let ran = r.outcome.status() != Status::NotRun;
+            if ran {
+                self.executions += 1;
+            }
+            out.push(Observation {
+                name: r.name.clone(),
+                prefix: if ran { prefix.clone() } else { Vec::new() },
+                outcome: r.outcome,
+                metrics: r.metrics,
+                env_changes: r.env_changes,
+                kind,
+                seed,
+            });
+            if ran {
+                prefix.push(r.name);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Run a whole schedule: when a scenario ends the process (crash, timeout, silent exit),
+    /// the rest of the order continues in a new process, so one crasher hides no verdicts.
+    /// Returns every observation (none `not_run`) and the number of processes used.
+    pub fn run_schedule(&mut self, names: &[String], seed: Option<u64>, kind: EvidenceKind) -> Result<(Vec<Observation>, usize), Error> {
+        let mut remaining: Vec<String> = names.to_vec();
+        let mut all = Vec::new();
+        let mut processes = 0;
+        while !remaining.is_empty() {
+            let obs = self.run_once(&remaining, seed, kind, Purpose::Shared)?;
+            processes += 1;
+            let (ran, not_run): (Vec<Observation>, Vec<Observation>) = obs.into_iter().partition(Observation::ran);
+            if ran.is_empty() {
+                break; // no progress: nothing started at all
+            }
+            // Keep the requested relative order for the remainder (exact-order targets).
+            let left: Vec<String> = remaining
+                .iter()
+                .filter(|n| not_run.iter().any(|o| &o.name == *n))
+                .cloned()
+                .collect();
+            all.extend(ran);
+            remaining = left;
+        }
+        Ok((all, processes))
+    }
+}

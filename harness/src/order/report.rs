@@ -1,0 +1,99 @@
+//! Writers for `detect.json` (array of [`DetectEntry`]) and `detect-run.json` ([`DetectRun`]),
+//! and the terminal summary.
+
+use std::io::Write;
+use std::path::Path;
+
+use crate::errors::Error;
+use crate::model::{DetectEntry, DetectRun, OrderVerdict};
+
+fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<(), Error> {
+    let text = serde_json::to_string_pretty(value).expect("detect records serialize");
+    std::fs::write(path, text + "\n").map_err(|source| Error::Io {
+        what: format!("writing {}", path.display()),
+        source,
+    })
+}
+
+/// Write `detect.json`.
+pub fn write_detect_json(path: &Path, entries: &[DetectEntry]) -> Result<(), Error> {
+    write_json(path, &entries)
+}
+
+/// Write `detect-run.json`.
+pub fn write_detect_run(path: &Path, run: &DetectRun) -> Result<(), Error> {
+    write_json(path, run)
+}
+
+/// The terminal summary: one line per finding, then counts and runs spent.
+pub fn write_summary(w: &mut dyn Write, entries: &[DetectEntry], run: &DetectRun) -> std::io::Result<()> {
+    let count = |v: OrderVerdict| entries.iter().filter(|e| e.verdict == v).count();
+    writeln!(w, "\ndetect: {} scenarios in {}", entries.len(), run.binary)?;
+    for e in entries {
+        let label = match &e.binary {
+            Some(b) => format!("{} ({b})", e.name),
+            None => e.name.clone(),
+        };
+        let mut parts = Vec::new();
+        if !e.polluters.is_empty() {
+            parts.push(format!("polluted by {}", e.polluters.join(", ")));
+        }
+        if !e.state_setters.is_empty() {
+            parts.push(format!("state set by {}", e.state_setters.join(", ")));
+        }
+        if !e.cleaners.is_empty() {
+            parts.push(format!("masked by {}", e.cleaners.join(", ")));
+        }
+        if let Some(r) = &e.failure_rate {
+            parts.push(format!(
+                "fails {:.0}% [{:.0}%, {:.0}%] of {} runs",
+                r.estimate * 100.0,
+                r.low * 100.0,
+                r.high * 100.0,
+                r.n
+            ));
+        }
+        if e.verdict != OrderVerdict::Pass || !parts.is_empty() {
+            writeln!(w, "  {:<8} {label}  {}", e.verdict.as_str(), parts.join("; "))?;
+        }
+        for s in &e.value_shifts {
+            writeln!(
+                w,
+                "  {:<8} {label}  {} {:+.1}% [{:+.1}%, {:+.1}%] in-suite (p_adj {:.2e}){}",
+                "shift",
+                s.metric,
+                s.shift_pct,
+                s.low_pct,
+                s.high_pct,
+                s.p_adjusted,
+                if s.culprits.is_empty() {
+                    String::new()
+                } else {
+                    format!(" after {}", s.culprits.join(", "))
+                }
+            )?;
+        }
+        if !e.hazards.is_empty() {
+            let vars: Vec<&str> = e.hazards.iter().map(|h| h.name.as_str()).collect();
+            writeln!(w, "  {:<8} {label}  changes {}", "hazard", vars.join(", "))?;
+        }
+    }
+    writeln!(
+        w,
+        "verdicts: {} pass, {} fail, {} victim, {} brittle, {} flaky",
+        count(OrderVerdict::Pass),
+        count(OrderVerdict::Fail),
+        count(OrderVerdict::Victim),
+        count(OrderVerdict::Brittle),
+        count(OrderVerdict::Flaky)
+    )?;
+    writeln!(
+        w,
+        "runs: {} isolated, {} shared, {} localization, {} total (seed {})",
+        run.runs.isolated, run.runs.shared, run.runs.localization, run.runs.total, run.seed
+    )?;
+    for n in &run.notes {
+        writeln!(w, "note: {n}")?;
+    }
+    Ok(())
+}
