@@ -23,6 +23,10 @@ pub struct Args {
 pub enum Command {
     /// Run scenarios, each repetition in a fresh process (the default).
     Run(RunArgs),
+    /// Compare two builds (binaries, interleaved in random A/B pairs, or result directories).
+    Compare(super::compare_args::CompareArgs),
+    /// Run a binary against itself to measure each scenario's noise band (calibration.json).
+    Calibrate(super::compare_args::CalibrateArgs),
 }
 
 /// libtest's `--format`.

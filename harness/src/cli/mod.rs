@@ -2,6 +2,7 @@
 //! errors to exit statuses. Nothing below `cli/` sees clap types.
 
 mod args;
+mod compare_args;
 mod exit_code;
 mod libtest_mode;
 mod list;
@@ -42,6 +43,10 @@ pub fn run(variants: &[Variant]) -> ExitCode {
 fn dispatch(args: Args, variants: &[Variant]) -> Result<u8, Error> {
     let run_args = match args.command {
         Some(args::Command::Run(r)) => r,
+        Some(args::Command::Compare(c)) => return crate::compare::run_compare(&compare_args::compare_options(&c, !variants.is_empty())?),
+        Some(args::Command::Calibrate(c)) => {
+            return crate::compare::run_calibrate(&compare_args::calibrate_options(&c, !variants.is_empty())?);
+        }
         None => args.run,
     };
     let own = list::listed(variants);

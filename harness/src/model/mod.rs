@@ -2,12 +2,14 @@
 //!
 //! Nothing here runs anything. Runners produce these types; reporters consume them.
 
+mod compare;
 mod host;
 mod metric;
 mod outcome;
 mod record;
 mod results;
 
+pub use compare::{CalibrationEntry, CompareEntry, CompareRun, CompareVerdict, SideStats};
 pub use host::HostInfo;
 pub use metric::{Better, MetricSample, Unit};
 pub use outcome::{Outcome, OutcomeCounts, Status};

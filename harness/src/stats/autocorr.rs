@@ -21,10 +21,7 @@ pub fn lag1_autocorrelation(series: &[f64]) -> Option<f64> {
 
 /// Mean of [`lag1_autocorrelation`] over the series that have one.
 pub fn mean_lag1_autocorrelation(series: &[Vec<f64>]) -> Option<f64> {
-    let rs: Vec<f64> = series
-        .iter()
-        .filter_map(|s| lag1_autocorrelation(s))
-        .collect();
+    let rs: Vec<f64> = series.iter().filter_map(|s| lag1_autocorrelation(s)).collect();
     (!rs.is_empty()).then(|| rs.iter().sum::<f64>() / rs.len() as f64)
 }
 
@@ -36,9 +33,7 @@ mod tests {
     #[test]
     fn separates_independent_from_ar1_series() {
         let mut r = rng(3);
-        let iid: Vec<Vec<f64>> = (0..10)
-            .map(|_| (0..50).map(|_| normal(&mut r)).collect())
-            .collect();
+        let iid: Vec<Vec<f64>> = (0..10).map(|_| (0..50).map(|_| normal(&mut r)).collect()).collect();
         let ar: Vec<Vec<f64>> = (0..10)
             .map(|_| {
                 let mut x = 0.0;
@@ -50,10 +45,7 @@ mod tests {
                     .collect()
             })
             .collect();
-        let (a, b) = (
-            mean_lag1_autocorrelation(&iid).unwrap(),
-            mean_lag1_autocorrelation(&ar).unwrap(),
-        );
+        let (a, b) = (mean_lag1_autocorrelation(&iid).unwrap(), mean_lag1_autocorrelation(&ar).unwrap());
         eprintln!("lag-1 autocorrelation: iid {a:.3}, AR(1) rho=0.8 {b:.3}");
         assert!(a.abs() < 0.15);
         assert!(b > 0.6);

@@ -8,9 +8,7 @@ pub(crate) fn t_quantile(p: f64, df: f64) -> f64 {
     if df.is_infinite() {
         return normal_quantile(p);
     }
-    StudentsT::new(0.0, 1.0, df)
-        .expect("df > 0 checked by callers")
-        .inverse_cdf(p)
+    StudentsT::new(0.0, 1.0, df).expect("df > 0 checked by callers").inverse_cdf(p)
 }
 
 /// Two-sided p-value `P(|T| >= |t|)` for Student's t with `df` degrees of freedom.

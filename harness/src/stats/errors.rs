@@ -30,9 +30,7 @@ pub enum StatsError {
         value: f64,
     },
     /// The within-process series do not line up with the per-process values.
-    #[error(
-        "got {series} within-process series for {values} per-process values; need one series per process"
-    )]
+    #[error("got {series} within-process series for {values} per-process values; need one series per process")]
     WithinMismatch {
         /// Number of series given.
         series: usize,
@@ -48,9 +46,7 @@ pub enum StatsError {
         value: f64,
     },
     /// Both samples are constant, so a t statistic is 0/0; compare the values exactly instead.
-    #[error(
-        "both samples have zero variance (means {mean_a} and {mean_b}); compare them exactly, not with a t test"
-    )]
+    #[error("both samples have zero variance (means {mean_a} and {mean_b}); compare them exactly, not with a t test")]
     ZeroVariance {
         /// Mean (the constant value) of the first sample.
         mean_a: f64,

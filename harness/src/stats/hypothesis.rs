@@ -89,11 +89,7 @@ pub fn t_interval(values: &[f64], level: f64) -> Result<Interval, StatsError> {
 pub fn welch_interval(a: &[f64], b: &[f64], level: f64) -> Result<Interval, StatsError> {
     check_probability("level", level)?;
     let (diff, se, df) = welch_parts(a, b)?;
-    let half = if se == 0.0 {
-        0.0
-    } else {
-        t_quantile(0.5 + level / 2.0, df) * se
-    };
+    let half = if se == 0.0 { 0.0 } else { t_quantile(0.5 + level / 2.0, df) * se };
     Ok(Interval {
         low: diff - half,
         high: diff + half,
@@ -123,11 +119,7 @@ pub fn mann_whitney_u(a: &[f64], b: &[f64]) -> Result<TestResult, StatsError> {
     }
     let (na, nb) = (a.len(), b.len());
     // Mid-ranks of the pooled values.
-    let mut pooled: Vec<(f64, bool)> = a
-        .iter()
-        .map(|&x| (x, false))
-        .chain(b.iter().map(|&x| (x, true)))
-        .collect();
+    let mut pooled: Vec<(f64, bool)> = a.iter().map(|&x| (x, false)).chain(b.iter().map(|&x| (x, true))).collect();
     pooled.sort_by(|x, y| x.0.total_cmp(&y.0));
     let n = pooled.len();
     let (mut rank_sum_b, mut tie_term, mut i) = (0.0, 0.0, 0);

@@ -18,10 +18,7 @@ fn assert_rate_at_most(what: &str, k: usize, trials: usize, alpha: f64) {
         "{what}: false-positive rate {rate:.4} ({k}/{trials}), 99.8% CP [{:.4}, {:.4}]",
         ci.low, ci.high
     );
-    assert!(
-        ci.low <= alpha,
-        "{what}: rate {rate} is significantly above {alpha}"
-    );
+    assert!(ci.low <= alpha, "{what}: rate {rate} is significantly above {alpha}");
 }
 
 #[test]
@@ -37,10 +34,7 @@ fn welch_matches_a_hand_computed_example() {
     let ci = welch_interval(&a, &b, 0.95).unwrap();
     assert!((ci.half_width() - t_quantile_for_test(5.8823529) * 2.5f64.sqrt()).abs() < 1e-6);
     assert!(((ci.low + ci.high) / 2.0 - 3.0).abs() < 1e-12);
-    assert!(matches!(
-        welch_t(&[1.0, 1.0], &[2.0, 2.0]),
-        Err(StatsError::ZeroVariance { .. })
-    ));
+    assert!(matches!(welch_t(&[1.0, 1.0], &[2.0, 2.0]), Err(StatsError::ZeroVariance { .. })));
     // t interval: mean 3, s = 1.5811, t(0.975, 4) = 2.7764 -> 3 +- 1.9632.
     let ci = t_interval(&a, 0.95).unwrap();
     assert!((ci.high - 4.96319).abs() < 1e-4, "{ci:?}");
@@ -108,9 +102,7 @@ fn tost_needs_the_whole_interval_inside_the_margin() {
 #[test]
 fn a_a_false_positive_rates_and_power() {
     let mut r = rng(5);
-    let draw = |r: &mut rand_chacha::ChaCha8Rng, n: usize, mu: f64, sd: f64| -> Vec<f64> {
-        (0..n).map(|_| mu + sd * normal(r)).collect()
-    };
+    let draw = |r: &mut rand_chacha::ChaCha8Rng, n: usize, mu: f64, sd: f64| -> Vec<f64> { (0..n).map(|_| mu + sd * normal(r)).collect() };
     let (mut welch_eq, mut welch_uneq, mut mw, mut mw_ties) = (0, 0, 0, 0);
     let (mut welch_pow, mut mw_pow) = (0, 0);
     for _ in 0..TRIALS {
@@ -128,16 +120,8 @@ fn a_a_false_positive_rates_and_power() {
     assert_rate_at_most("Welch A/A n=10+10", welch_eq, TRIALS, ALPHA);
     assert_rate_at_most("Welch A/A n=5 sd1 vs n=15 sd3", welch_uneq, TRIALS, ALPHA);
     assert_rate_at_most("Mann-Whitney exact A/A n=10+10", mw, TRIALS, ALPHA);
-    assert_rate_at_most(
-        "Mann-Whitney tied (normal approx) A/A n=10+10",
-        mw_ties,
-        TRIALS,
-        ALPHA,
-    );
-    let (pw, pm) = (
-        welch_pow as f64 / TRIALS as f64,
-        mw_pow as f64 / TRIALS as f64,
-    );
+    assert_rate_at_most("Mann-Whitney tied (normal approx) A/A n=10+10", mw_ties, TRIALS, ALPHA);
+    let (pw, pm) = (welch_pow as f64 / TRIALS as f64, mw_pow as f64 / TRIALS as f64);
     eprintln!("power at a 1.5 sd shift, n=10+10: Welch {pw:.3}, Mann-Whitney {pm:.3}");
     assert!(pw > 0.8 && pm > 0.8);
     // The rates must not be absurdly low either (a test that never rejects passes the above).
@@ -163,26 +147,16 @@ fn benjamini_hochberg_controls_fdr() {
         let fdp = |flags: &dyn Fn(usize) -> bool| {
             let rejected = (0..m0 + m1).filter(|&i| flags(i)).count();
             let false_ = (0..m0).filter(|&i| flags(i)).count();
-            if rejected == 0 {
-                0.0
-            } else {
-                false_ as f64 / rejected as f64
-            }
+            if rejected == 0 { 0.0 } else { false_ as f64 / rejected as f64 }
         };
         fdp_bh += fdp(&|i| qv[i] <= q);
         fdp_raw += fdp(&|i| p[i] <= q);
         found += (m0..m0 + m1).filter(|&i| qv[i] <= q).count();
-        assert!(
-            qv.iter()
-                .zip(&p)
-                .all(|(qi, pi)| *qi >= pi * (1.0 - 1e-12) && *qi <= 1.0)
-        );
+        assert!(qv.iter().zip(&p).all(|(qi, pi)| *qi >= pi * (1.0 - 1e-12) && *qi <= 1.0));
     }
     let (fdr, raw) = (fdp_bh / families as f64, fdp_raw / families as f64);
     let power = found as f64 / (families * m1) as f64;
-    eprintln!(
-        "BH FDR over {families} families (60 null + 10 effects): {fdr:.4} (raw p<=0.05: {raw:.3}); power {power:.3}"
-    );
+    eprintln!("BH FDR over {families} families (60 null + 10 effects): {fdr:.4} (raw p<=0.05: {raw:.3}); power {power:.3}");
     assert!(fdr <= q, "FDR {fdr}");
     assert!(raw > 2.0 * q, "unadjusted FDR {raw} should be well above q");
 }

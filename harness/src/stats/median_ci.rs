@@ -85,14 +85,9 @@ mod tests {
                 hits += ci.contains(true_median) as usize;
             }
             let cov = hits as f64 / trials as f64;
-            eprintln!(
-                "median order-statistic interval n={n}: coverage {cov:.3} (achieved level {level:.4})"
-            );
+            eprintln!("median order-statistic interval n={n}: coverage {cov:.3} (achieved level {level:.4})");
             assert!(level >= 0.95);
-            assert!(
-                cov >= mc_lower(level, trials),
-                "n={n}: coverage {cov} < achieved level {level}"
-            );
+            assert!(cov >= mc_lower(level, trials), "n={n}: coverage {cov} < achieved level {level}");
         }
     }
 

@@ -19,21 +19,16 @@ pub mod summary;
 pub mod variance_split;
 
 #[cfg(test)]
-mod testutil;
+pub(crate) mod testutil;
 
 pub use autocorr::{lag1_autocorrelation, mean_lag1_autocorrelation};
 pub use errors::StatsError;
-pub use hypothesis::{
-    TestResult, benjamini_hochberg, mann_whitney_u, paired_t, t_interval, tost_equivalent,
-    welch_interval, welch_t,
-};
+pub use hypothesis::{TestResult, benjamini_hochberg, mann_whitney_u, paired_t, t_interval, tost_equivalent, welch_interval, welch_t};
 pub use interval::Interval;
 pub use median_ci::median_interval;
 pub use outliers::{MILD_IQR, MIN_N_FOR_OUTLIERS, Outlier, SEVERE_IQR, Severity, tukey_outliers};
 pub use power::{minimal_detectable_effect, required_n_paired};
 pub use proportion::{clopper_pearson, clopper_pearson_upper, wilson};
 pub use sample::Sample;
-pub use summary::{
-    Center, Summary, UNSTABLE_AUTOCORR, UNSTABLE_MIN_SEVERE, UNSTABLE_SEVERE_SHARE, summarize,
-};
+pub use summary::{Center, Summary, UNSTABLE_AUTOCORR, UNSTABLE_MIN_SEVERE, UNSTABLE_SEVERE_SHARE, summarize};
 pub use variance_split::{VarianceSplit, variance_split};

@@ -50,10 +50,7 @@ pub fn tukey_outliers(sample: &Sample<'_>, transform: impl Fn(f64) -> f64) -> Ve
     let t: Vec<f64> = values.iter().map(|&x| transform(x)).collect();
     let mut sorted = t.clone();
     sorted.sort_by(f64::total_cmp);
-    let (q1, q3) = (
-        quantile_sorted(&sorted, 0.25),
-        quantile_sorted(&sorted, 0.75),
-    );
+    let (q1, q3) = (quantile_sorted(&sorted, 0.25), quantile_sorted(&sorted, 0.75));
     let iqr = q3 - q1;
     t.iter()
         .enumerate()

@@ -15,10 +15,7 @@ use super::dist::normal_quantile;
 /// When `alpha` or `power` is outside (0, 1), or `sd_diff` is negative or not finite.
 pub fn required_n_paired(sd_diff: f64, effect: f64, alpha: f64, power: f64) -> usize {
     let z = z_sum(alpha, power);
-    assert!(
-        sd_diff.is_finite() && sd_diff >= 0.0,
-        "required_n_paired: sd_diff {sd_diff}"
-    );
+    assert!(sd_diff.is_finite() && sd_diff >= 0.0, "required_n_paired: sd_diff {sd_diff}");
     if effect == 0.0 {
         return usize::MAX;
     }
@@ -34,22 +31,12 @@ pub fn required_n_paired(sd_diff: f64, effect: f64, alpha: f64, power: f64) -> u
 /// When `alpha` or `power` is outside (0, 1).
 pub fn minimal_detectable_effect(sd: f64, n: usize, alpha: f64, power: f64) -> f64 {
     let z = z_sum(alpha, power);
-    if n == 0 {
-        f64::INFINITY
-    } else {
-        z * sd / (n as f64).sqrt()
-    }
+    if n == 0 { f64::INFINITY } else { z * sd / (n as f64).sqrt() }
 }
 
 fn z_sum(alpha: f64, power: f64) -> f64 {
-    assert!(
-        alpha > 0.0 && alpha < 1.0,
-        "alpha {alpha} is outside (0, 1)"
-    );
-    assert!(
-        power > 0.0 && power < 1.0,
-        "power {power} is outside (0, 1)"
-    );
+    assert!(alpha > 0.0 && alpha < 1.0, "alpha {alpha} is outside (0, 1)");
+    assert!(power > 0.0 && power < 1.0, "power {power} is outside (0, 1)");
     normal_quantile(1.0 - alpha / 2.0) + normal_quantile(power)
 }
 

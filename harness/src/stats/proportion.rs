@@ -16,10 +16,7 @@ use super::interval::Interval;
 
 fn check(k: u64, n: u64, level: f64) {
     assert!(k <= n, "proportion: k = {k} successes out of n = {n}");
-    assert!(
-        level > 0.0 && level < 1.0,
-        "proportion: level {level} is outside (0, 1)"
-    );
+    assert!(level > 0.0 && level < 1.0, "proportion: level {level} is outside (0, 1)");
 }
 
 /// Wilson score interval for k successes in n trials. n = 0 gives [0, 1].
@@ -84,9 +81,7 @@ fn lower_bound(k: u64, n: u64, tail: f64) -> f64 {
     } else if k == n {
         tail.powf(1.0 / n as f64)
     } else {
-        Beta::new(k as f64, (n - k + 1) as f64)
-            .expect("shapes > 0")
-            .inverse_cdf(tail)
+        Beta::new(k as f64, (n - k + 1) as f64).expect("shapes > 0").inverse_cdf(tail)
     }
 }
 
@@ -103,16 +98,10 @@ mod tests {
         assert!(clopper_pearson_upper(0, 28, 0.95) > 0.10); // 29 is the smallest n that works
         // Clopper-Pearson 95% for 3/10: [0.0667, 0.6525] (standard tables, e.g. R binom.test).
         let cp = clopper_pearson(3, 10, 0.95);
-        assert!(
-            (cp.low - 0.06674).abs() < 1e-4 && (cp.high - 0.65245).abs() < 1e-4,
-            "{cp:?}"
-        );
+        assert!((cp.low - 0.06674).abs() < 1e-4 && (cp.high - 0.65245).abs() < 1e-4, "{cp:?}");
         // Wilson 95% for 3/10: [0.1078, 0.6032] (R prop.test without continuity correction).
         let w = wilson(3, 10, 0.95);
-        assert!(
-            (w.low - 0.10779).abs() < 1e-4 && (w.high - 0.60322).abs() < 1e-4,
-            "{w:?}"
-        );
+        assert!((w.low - 0.10779).abs() < 1e-4 && (w.high - 0.60322).abs() < 1e-4, "{w:?}");
         // Symmetry: the interval for k and for n-k mirror each other.
         let (a, b) = (clopper_pearson(4, 17, 0.9), clopper_pearson(13, 17, 0.9));
         assert!((a.low - (1.0 - b.high)).abs() < 1e-10 && (a.high - (1.0 - b.low)).abs() < 1e-10);

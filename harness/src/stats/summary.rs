@@ -85,12 +85,7 @@ pub struct Summary {
 /// `positive` asks for the geometric mean; it falls back to the arithmetic mean when any value
 /// is <= 0. `level` is the confidence of both intervals (0.95 in reports). `within`, when given,
 /// needs one series per process. n = 1 gives point values only; n = 0 is an error.
-pub fn summarize(
-    per_process: &[f64],
-    within: Option<&[Vec<f64>]>,
-    positive: bool,
-    level: f64,
-) -> Result<Summary, StatsError> {
+pub fn summarize(per_process: &[f64], within: Option<&[Vec<f64>]>, positive: bool, level: f64) -> Result<Summary, StatsError> {
     check_probability("level", level)?;
     check_finite(per_process)?;
     let n = per_process.len();
@@ -115,11 +110,7 @@ pub fn summarize(
         }
     }
     let geometric = positive && per_process.iter().all(|&x| x > 0.0);
-    let center = if geometric {
-        Center::GeometricMean
-    } else {
-        Center::ArithmeticMean
-    };
+    let center = if geometric { Center::GeometricMean } else { Center::ArithmeticMean };
     let to_scale = |x: f64| if geometric { x.ln() } else { x };
     let from_scale = |y: f64| if geometric { y.exp() } else { y };
 
@@ -153,11 +144,7 @@ pub fn summarize(
     let (min, max) = (sample.min(), sample.max());
     let exact = min == max;
     // exp(ln x) need not return x exactly; an exact value must be reported as given.
-    let center_value = if exact {
-        min
-    } else {
-        from_scale(scaled.mean())
-    };
+    let center_value = if exact { min } else { from_scale(scaled.mean()) };
 
     // Student-t interval on the working scale: ybar +- t(1 - a/2, n - 1) s / sqrt(n), mapped
     // back with exp for the geometric mean (the interval for exp(E ln X)).
@@ -175,18 +162,10 @@ pub fn summarize(
         Some(ci) if center_value != 0.0 => Some(ci.half_width() / center_value.abs()),
         _ => None,
     };
-    let median_ci = if exact {
-        None
-    } else {
-        Some(median_interval(&sample, level)?)
-    };
+    let median_ci = if exact { None } else { Some(median_interval(&sample, level)?) };
     let outliers = tukey_outliers(&sample, to_scale);
-    let severe = outliers
-        .iter()
-        .filter(|o| o.severity == Severity::Severe)
-        .count();
-    let many_severe =
-        severe >= UNSTABLE_MIN_SEVERE && severe as f64 >= UNSTABLE_SEVERE_SHARE * n as f64;
+    let severe = outliers.iter().filter(|o| o.severity == Severity::Severe).count();
+    let many_severe = severe >= UNSTABLE_MIN_SEVERE && severe as f64 >= UNSTABLE_SEVERE_SHARE * n as f64;
     let unstable = many_severe || diag_autocorr.is_some_and(|r| r > UNSTABLE_AUTOCORR);
 
     Ok(Summary {
@@ -194,11 +173,7 @@ pub fn summarize(
         mean,
         median: sample.median(),
         std_dev,
-        cv: if mean != 0.0 {
-            std_dev / mean.abs()
-        } else {
-            0.0
-        },
+        cv: if mean != 0.0 { std_dev / mean.abs() } else { 0.0 },
         min,
         max,
         center,
@@ -216,20 +191,14 @@ pub fn summarize(
 
 /// Variance split and mean lag-1 autocorrelation of the iterations, on log scale when the
 /// center is geometric and every iteration value is positive.
-fn within_diagnostics(
-    within: Option<&[Vec<f64>]>,
-    geometric: bool,
-) -> (Option<VarianceSplit>, Option<f64>) {
+fn within_diagnostics(within: Option<&[Vec<f64>]>, geometric: bool) -> (Option<VarianceSplit>, Option<f64>) {
     let Some(w) = within else { return (None, None) };
     let logs = geometric && w.iter().flatten().all(|&x| x > 0.0);
     let scaled: Vec<Vec<f64>> = w
         .iter()
         .map(|s| s.iter().map(|&x| if logs { x.ln() } else { x }).collect())
         .collect();
-    (
-        variance_split(&scaled).ok(),
-        mean_lag1_autocorrelation(&scaled),
-    )
+    (variance_split(&scaled).ok(), mean_lag1_autocorrelation(&scaled))
 }
 
 #[cfg(test)]

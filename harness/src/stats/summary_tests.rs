@@ -43,12 +43,7 @@ fn geometric_mean_interval_coverage_on_contaminated_lognormal() {
 fn percentile_bootstrap(r: &mut ChaCha8Rng, v: &[f64], b: usize) -> (f64, f64) {
     let logs: Vec<f64> = v.iter().map(|x| x.ln()).collect();
     let mut means: Vec<f64> = (0..b)
-        .map(|_| {
-            (0..logs.len())
-                .map(|_| logs[r.random_range(0..logs.len())])
-                .sum::<f64>()
-                / logs.len() as f64
-        })
+        .map(|_| (0..logs.len()).map(|_| logs[r.random_range(0..logs.len())]).sum::<f64>() / logs.len() as f64)
         .collect();
     means.sort_by(f64::total_cmp);
     let at = |p: f64| means[((b - 1) as f64 * p).round() as usize].exp();
@@ -69,11 +64,7 @@ fn percentile_bootstrap_under_covers_at_small_n() {
             let v = contaminated_lognormal(&mut r, n, 0.0, 0.2, 0.05, 1.5);
             let (lo, hi) = percentile_bootstrap(&mut r, &v, resamples);
             boot += (lo <= truth && truth <= hi) as usize;
-            t += summarize(&v, None, true, LEVEL)
-                .unwrap()
-                .ci
-                .unwrap()
-                .contains(truth) as usize;
+            t += summarize(&v, None, true, LEVEL).unwrap().ci.unwrap().contains(truth) as usize;
         }
         let (boot, t) = (coverage(boot, trials), coverage(t, trials));
         eprintln!("n={n}: percentile bootstrap coverage {boot:.3}, t-interval {t:.3} (same data)");
@@ -132,10 +123,7 @@ fn demonstration_processes_not_iterations_are_the_unit() {
         let ci = t_interval(&one, LEVEL).unwrap();
         iter_hits += (ci.contains(truth_geo) || ci.contains(1.15)) as usize;
         let within: Vec<Vec<f64>> = (0..10).map(|_| process(&mut r)).collect();
-        let per_process: Vec<f64> = within
-            .iter()
-            .map(|w| w.iter().sum::<f64>() / 50.0)
-            .collect();
+        let per_process: Vec<f64> = within.iter().map(|w| w.iter().sum::<f64>() / 50.0).collect();
         let s = summarize(&per_process, Some(&within), true, LEVEL).unwrap();
         proc_hits += s.ci.is_some_and(|ci| ci.contains(truth_geo)) as usize;
         share += s.variance_split.map_or(0.0, |v| v.between_share) / trials as f64;
@@ -165,10 +153,7 @@ fn planted_severe_outlier_is_flagged_and_clean_data_flags_few() {
             severity: Severity::Severe
         }]
     );
-    assert!(
-        !s.unstable,
-        "one severe outlier in 10 is flagged, not 'unstable'"
-    );
+    assert!(!s.unstable, "one severe outlier in 10 is flagged, not 'unstable'");
     v.push(250.0);
     let s = summarize(&v, None, true, LEVEL).unwrap();
     assert!(s.unstable, "two severe outliers in 11");
@@ -183,26 +168,13 @@ fn planted_severe_outlier_is_flagged_and_clean_data_flags_few() {
     for _ in 0..trials {
         let v = contaminated_lognormal(&mut r, n, 0.0, 0.2, 0.0, 1.0);
         let s = summarize(&v, None, true, LEVEL).unwrap();
-        mild += s
-            .outliers
-            .iter()
-            .filter(|o| o.severity == Severity::Mild)
-            .count();
-        severe += s
-            .outliers
-            .iter()
-            .filter(|o| o.severity == Severity::Severe)
-            .count();
+        mild += s.outliers.iter().filter(|o| o.severity == Severity::Mild).count();
+        severe += s.outliers.iter().filter(|o| o.severity == Severity::Severe).count();
         unstable += s.unstable as usize;
     }
-    let (mild_rate, severe_rate) = (
-        mild as f64 / (trials * n) as f64,
-        severe as f64 / (trials * n) as f64,
-    );
+    let (mild_rate, severe_rate) = (mild as f64 / (trials * n) as f64, severe as f64 / (trials * n) as f64);
     let unstable_rate = coverage(unstable, trials);
-    eprintln!(
-        "clean lognormal n=30: mild {mild_rate:.4}, severe {severe_rate:.5} per value, unstable {unstable_rate:.3}"
-    );
+    eprintln!("clean lognormal n=30: mild {mild_rate:.4}, severe {severe_rate:.5} per value, unstable {unstable_rate:.3}");
     assert!(mild_rate < 0.025 && severe_rate < 0.001 && unstable_rate < 0.01);
 }
 
@@ -210,17 +182,11 @@ fn planted_severe_outlier_is_flagged_and_clean_data_flags_few() {
 fn zero_variance_is_exact_and_n_one_still_works() {
     let s = summarize(&[42.0; 7], None, true, LEVEL).unwrap();
     assert!(s.exact);
-    assert_eq!(
-        (s.ci.clone(), s.median_ci.clone(), s.rel_half_width),
-        (None, None, Some(0.0))
-    );
+    assert_eq!((s.ci.clone(), s.median_ci.clone(), s.rel_half_width), (None, None, Some(0.0)));
     assert_eq!(s.center_value, 42.0);
 
     let s = summarize(&[3.5], None, true, LEVEL).unwrap();
-    assert_eq!(
-        (s.n, s.center_value, s.ci, s.median_ci, s.exact),
-        (1, 3.5, None, None, false)
-    );
+    assert_eq!((s.n, s.center_value, s.ci, s.median_ci, s.exact), (1, 3.5, None, None, false));
 
     assert_eq!(
         summarize(&[], None, true, LEVEL).unwrap_err().to_string(),
@@ -229,13 +195,7 @@ fn zero_variance_is_exact_and_n_one_still_works() {
     let e = summarize(&[1.0, f64::NAN], None, true, LEVEL).unwrap_err();
     assert_eq!(e.to_string(), "value 1 is NaN; every value must be finite");
     let e = summarize(&[1.0, 2.0], Some(&[vec![1.0]]), true, LEVEL).unwrap_err();
-    assert!(matches!(
-        e,
-        StatsError::WithinMismatch {
-            series: 1,
-            values: 2
-        }
-    ));
+    assert!(matches!(e, StatsError::WithinMismatch { series: 1, values: 2 }));
     assert!(summarize(&[1.0, 2.0], None, true, 95.0).is_err());
 }
 
@@ -247,10 +207,7 @@ fn fields_are_consistent_on_a_hand_example() {
     assert!((s.center_value - 2f64.powf(1.5)).abs() < 1e-12);
     let half = 3.1824 * 2f64.ln() * 1.2909944 / 2.0; // t(0.975, 3) s / sqrt 4
     let ci = s.ci.clone().unwrap();
-    assert!(
-        (ci.high.ln() - (1.5 * 2f64.ln() + half)).abs() < 1e-3,
-        "{ci:?}"
-    );
+    assert!((ci.high.ln() - (1.5 * 2f64.ln() + half)).abs() < 1e-3, "{ci:?}");
     assert!((s.rel_half_width.unwrap() - (ci.high - ci.low) / 2.0 / s.center_value).abs() < 1e-12);
     assert_eq!((s.mean, s.median, s.min, s.max), (3.75, 3.0, 1.0, 8.0));
     // n = 4 cannot reach 95% for the median: [min, max] at 1 - 2/16 = 0.875.
@@ -283,15 +240,9 @@ fn autocorrelated_iterations_are_unstable() {
     };
     for (rho, expect) in [(0.9, true), (0.0, false)] {
         let within: Vec<Vec<f64>> = (0..10).map(|_| series(&mut r, rho)).collect();
-        let per: Vec<f64> = within
-            .iter()
-            .map(|w| w.iter().sum::<f64>() / 50.0)
-            .collect();
+        let per: Vec<f64> = within.iter().map(|w| w.iter().sum::<f64>() / 50.0).collect();
         let s = summarize(&per, Some(&within), true, LEVEL).unwrap();
-        eprintln!(
-            "AR(1) rho={rho}: mean lag-1 autocorrelation {:.3}",
-            s.lag1_autocorr.unwrap()
-        );
+        eprintln!("AR(1) rho={rho}: mean lag-1 autocorrelation {:.3}", s.lag1_autocorr.unwrap());
         assert_eq!(s.unstable, expect);
     }
 }

@@ -16,22 +16,11 @@ pub(crate) fn normal(rng: &mut ChaCha8Rng) -> f64 {
 }
 
 /// `n` draws of `exp(mu + sigma Z)`, each multiplied by `factor` with probability `p_contam`.
-pub(crate) fn contaminated_lognormal(
-    rng: &mut ChaCha8Rng,
-    n: usize,
-    mu: f64,
-    sigma: f64,
-    p_contam: f64,
-    factor: f64,
-) -> Vec<f64> {
+pub(crate) fn contaminated_lognormal(rng: &mut ChaCha8Rng, n: usize, mu: f64, sigma: f64, p_contam: f64, factor: f64) -> Vec<f64> {
     (0..n)
         .map(|_| {
             let x = (mu + sigma * normal(rng)).exp();
-            if rng.random::<f64>() < p_contam {
-                x * factor
-            } else {
-                x
-            }
+            if rng.random::<f64>() < p_contam { x * factor } else { x }
         })
         .collect()
 }

@@ -34,10 +34,7 @@ pub fn variance_split(groups: &[Vec<f64>]) -> Result<VarianceSplit, StatsError> 
     }
     for (series, g) in groups.iter().enumerate() {
         if g.len() < 2 {
-            return Err(StatsError::TooFew {
-                needed: 2,
-                got: g.len(),
-            });
+            return Err(StatsError::TooFew { needed: 2, got: g.len() });
         }
         if let Some(index) = g.iter().position(|x| !x.is_finite()) {
             return Err(StatsError::NonFiniteWithin {
@@ -50,16 +47,9 @@ pub fn variance_split(groups: &[Vec<f64>]) -> Result<VarianceSplit, StatsError> 
     let k = groups.len() as f64;
     let sizes: Vec<f64> = groups.iter().map(|g| g.len() as f64).collect();
     let n_total: f64 = sizes.iter().sum();
-    let means: Vec<f64> = groups
-        .iter()
-        .map(|g| g.iter().sum::<f64>() / g.len() as f64)
-        .collect();
+    let means: Vec<f64> = groups.iter().map(|g| g.iter().sum::<f64>() / g.len() as f64).collect();
     let grand = groups.iter().flatten().sum::<f64>() / n_total;
-    let ss_between: f64 = means
-        .iter()
-        .zip(&sizes)
-        .map(|(m, s)| s * (m - grand).powi(2))
-        .sum();
+    let ss_between: f64 = means.iter().zip(&sizes).map(|(m, s)| s * (m - grand).powi(2)).sum();
     let ss_within: f64 = groups
         .iter()
         .zip(&means)
