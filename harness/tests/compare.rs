@@ -151,3 +151,61 @@ fn bad_inputs_name_the_flag() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("--candidate-env"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn calibrate_writes_bands_that_compare_uses() {
+    let dir = temp("cal");
+    let (a, b) = two_copies(&dir);
+    let cal = dir.join("cal");
+    let out = Command::new(HARNESS)
+        .args([
+            "calibrate",
+            "--binary",
+            a.to_str().unwrap(),
+            "--sessions",
+            "2",
+            "--runs",
+            "4",
+            "--iterations",
+            "5",
+            "--warmup",
+            "1",
+        ])
+        .args(["--seed", "3", "--out", cal.to_str().unwrap(), "sum/"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = std::fs::read_to_string(cal.join("calibration.json")).unwrap();
+    let mut rows: Vec<Value> = serde_json::from_str(&text).unwrap();
+    assert!(
+        rows.iter()
+            .all(|r| r["sessions"] == 2 && r["n"] == 4 && r["noise_band"].as_f64().unwrap() >= 0.02)
+    );
+    // A hand-made band of 50% for one row: compare must report it as that row's band.
+    rows[0]["noise_band"] = 0.5.into();
+    let (name, metric) = (
+        rows[0]["name"].as_str().unwrap().to_owned(),
+        rows[0]["metric"].as_str().unwrap().to_owned(),
+    );
+    std::fs::write(cal.join("edited.json"), serde_json::to_string(&rows).unwrap()).unwrap();
+    let o = dir.join("o");
+    let (_, rows, _) = compare(&[
+        "--baseline",
+        a.to_str().unwrap(),
+        "--candidate",
+        b.to_str().unwrap(),
+        "--runs",
+        "3",
+        "--calibration",
+        cal.join("edited.json").to_str().unwrap(),
+        "--out",
+        o.to_str().unwrap(),
+        "sum/",
+    ]);
+    let row = rows
+        .iter()
+        .find(|r| r["name"] == name.as_str() && r["metric"] == metric.as_str())
+        .unwrap();
+    assert!(row["noise_band"].as_f64().unwrap() >= 0.5, "{row}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -88,7 +88,8 @@ fn input(flag: &'static str, p: &Path) -> Result<Input, Error> {
     if p.is_dir() && p.join("results.json").is_file() {
         Ok(Input::Results(p.to_owned()))
     } else if p.is_file() {
-        Ok(Input::Binary(p.to_owned()))
+        // Absolute, so a bare name like `base` is not looked up on PATH when it is spawned.
+        Ok(Input::Binary(std::fs::canonicalize(p).unwrap_or_else(|_| p.to_owned())))
     } else {
         Err(Error::InvalidFlag {
             flag,
@@ -299,7 +300,7 @@ pub fn run_compare(opts: &CompareOptions) -> Result<u8, Error> {
 
 /// `calibrate`: `sessions` A/A sessions of `binary` against itself, one after another.
 pub fn run_calibrate(opts: &CalibrateOptions) -> Result<u8, Error> {
-    let target = SuiteBinary::new(&opts.binary);
+    let target = SuiteBinary::new(std::fs::canonicalize(&opts.binary).unwrap_or_else(|_| opts.binary.clone()));
     let listed = target.list()?;
     let (selected, _) = common_measurements(&listed, &listed, &opts.settings.selection);
     if selected.is_empty() {

@@ -71,14 +71,17 @@ pub(crate) fn mde(effect: &Effect, band: f64) -> f64 {
 ///
 /// - `regressed` / `improved`: `q <= ALPHA` and the whole 95% interval beyond +-band, on the side
 ///   `better` calls worse / better;
-/// - `unchanged`: the 90% interval inside +-band (TOST at 5%);
+/// - `unchanged`: the 90% interval inside +-`base_band` (TOST at 5%; 0 for exact values);
 /// - `inconclusive` otherwise. Metrics with no better direction (counters) are `unchanged` or
 ///   `inconclusive` with a note saying how they changed, never `regressed` / `improved`.
 pub(crate) fn decide(effect: &Effect, better: Better, q: f64, band: f64, base_band: f64) -> Decision {
     let w = to_scale(effect.scale, band);
     let up = effect.ci95.low > w;
     let down = effect.ci95.high < -w;
-    let equivalent = tost_equivalent(&effect.ci90, w);
+    // Equivalence is judged against the band without the own-noise term: "unchanged" must mean
+    // "no change beyond the floor (or calibrated band)", not "within this scenario's own noise".
+    let w0 = if effect.exact { 0.0 } else { to_scale(effect.scale, base_band) };
+    let equivalent = tost_equivalent(&effect.ci90, w0);
     let change_pct = (effect.to_ratio(effect.estimate) - 1.0) * 100.0;
     let mde = mde(effect, band);
     // Pairs at which the verdict would likely (80%) be decided, given where the estimate sits:
@@ -174,6 +177,18 @@ mod tests {
         let e = paired(&a, &b).unwrap();
         let band = noise_band(&e, 0.02, Some(0.27));
         assert_ne!(decide(&e, Better::Lower, e.p_value, band, 0.27).verdict, CompareVerdict::Regressed);
+    }
+
+    #[test]
+    fn a_noisy_null_is_inconclusive_not_unchanged_within_its_own_noise() {
+        let a: Vec<f64> = (0..30).map(|i| 100.0 * (1.0 + 0.15 * ((i * 7 % 11) as f64 - 5.0) / 5.0)).collect();
+        let b: Vec<f64> = (0..30).map(|i| 100.0 * (1.0 + 0.15 * ((i * 5 % 11) as f64 - 5.0) / 5.0)).collect();
+        let e = paired(&a, &b).unwrap();
+        let band = noise_band(&e, 0.02, None);
+        assert!(band > 0.04 && tost_equivalent(&e.ci90, band.ln_1p()), "{band} {e:?}");
+        let d = decide(&e, Better::Lower, e.p_value, band, 0.02);
+        assert_eq!(d.verdict, CompareVerdict::Inconclusive);
+        assert!(d.runs_needed.unwrap() > 30);
     }
 
     #[test]
