@@ -8,6 +8,7 @@
 
 pub mod cli;
 mod clock;
+pub mod compare;
 pub mod errors;
 pub mod events;
 pub mod execute;

@@ -26,6 +26,10 @@ pub enum Command {
     Run(RunArgs),
     /// Find scenarios (or #[test]s) whose result depends on what ran before them, and the culprits.
     Detect(super::detect_args::DetectArgs),
+    /// Compare two builds (binaries, interleaved in random A/B pairs, or result directories).
+    Compare(super::compare_args::CompareArgs),
+    /// Run a binary against itself to measure each scenario's noise band (calibration.json).
+    Calibrate(super::compare_args::CalibrateArgs),
     /// Re-render index.html of a run, detect or compare directory from its results files.
     Report(ReportArgs),
 }

@@ -2,6 +2,7 @@
 //!
 //! Nothing here runs anything. Runners produce these types; reporters consume them.
 
+mod compare;
 mod detect;
 mod host;
 mod metric;
@@ -9,6 +10,7 @@ mod outcome;
 mod record;
 mod results;
 
+pub use compare::{CalibrationEntry, CompareEntry, CompareRun, CompareVerdict, SideStats};
 pub use detect::{
     DETECT_FORMAT_VERSION, DetectEntry, DetectRun, Evidence, EvidenceKind, FailureRate, OrderVerdict, RunCounts, ScheduleRecord, ValueShift,
 };

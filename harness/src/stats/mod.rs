@@ -19,7 +19,7 @@ pub mod summary;
 pub mod variance_split;
 
 #[cfg(test)]
-mod testutil;
+pub(crate) mod testutil;
 
 pub use autocorr::{lag1_autocorrelation, mean_lag1_autocorrelation};
 pub use errors::StatsError;

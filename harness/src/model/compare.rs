@@ -1,0 +1,159 @@
+//! `CompareEntry`, `CompareRun` and `CalibrationEntry`: the plain records `compare` and
+//! `calibrate` write (`compare.json`, `compare-run.json`, `calibration.json`).
+
+use serde::{Deserialize, Serialize};
+
+use super::{Better, HostInfo, Unit};
+
+/// The verdict on one scenario x metric of a comparison.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CompareVerdict {
+    /// Significant after Benjamini-Hochberg and the whole 95% interval is beyond the noise band
+    /// on the worse side.
+    Regressed,
+    /// As `Regressed`, on the better side.
+    Improved,
+    /// The 90% interval lies inside +-noise band (two one-sided tests).
+    Unchanged,
+    /// Neither: the interval is too wide (see `runs_needed`), a side failed, or the metric has no
+    /// better direction and changed.
+    Inconclusive,
+}
+
+impl CompareVerdict {
+    /// The word used in JSON, CSV and tables.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CompareVerdict::Regressed => "regressed",
+            CompareVerdict::Improved => "improved",
+            CompareVerdict::Unchanged => "unchanged",
+            CompareVerdict::Inconclusive => "inconclusive",
+        }
+    }
+}
+
+/// One side's centre and 95% interval (geometric mean for ratio-scale metrics).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SideStats {
+    /// Geometric (or arithmetic) mean of the per-process values.
+    pub center: f64,
+    /// Lower end of its 95% interval (equal to `center` when exact or n < 2).
+    pub low: f64,
+    /// Upper end.
+    pub high: f64,
+}
+
+/// One scenario x metric compared: the row of `compare.json` and `compare.csv`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompareEntry {
+    /// Scenario name as `--list` prints it.
+    pub name: String,
+    /// Metric name.
+    pub metric: String,
+    /// Unit of the metric.
+    pub unit: Unit,
+    /// Which direction is an improvement.
+    pub better: Better,
+    /// Candidate / baseline (ratio of geometric means, or of arithmetic means for metrics that
+    /// can be zero); `None` when a side has no value.
+    pub ratio: Option<f64>,
+    /// Lower end of the 95% interval of `ratio`.
+    pub low: Option<f64>,
+    /// Upper end of the 95% interval of `ratio`.
+    pub high: Option<f64>,
+    /// Two-sided p-value (paired t on log ratios, or Welch on logs for result directories).
+    pub p_value: Option<f64>,
+    /// `p_value` adjusted by Benjamini-Hochberg across every entry of the comparison.
+    pub p_adjusted: Option<f64>,
+    /// Mann-Whitney U p-value on the same values (a rank-based cross-check, not used for the verdict).
+    pub p_mann_whitney: Option<f64>,
+    /// The verdict.
+    pub verdict: CompareVerdict,
+    /// +-fraction of change treated as noise; `None` when it could not be set.
+    pub noise_band: Option<f64>,
+    /// Smallest true change (fraction) this comparison detects with 80% power under its verdict rule.
+    pub mde: Option<f64>,
+    /// Processes of the baseline that contributed.
+    pub n_baseline: usize,
+    /// Processes of the candidate that contributed.
+    pub n_candidate: usize,
+    /// Complete A/B pairs (0 for result directories).
+    pub pairs: usize,
+    /// For `inconclusive`: pairs (or runs a side) that would decide with about 80% power.
+    pub runs_needed: Option<usize>,
+    /// Baseline centre and interval.
+    pub baseline: Option<SideStats>,
+    /// Candidate centre and interval.
+    pub candidate: Option<SideStats>,
+    /// Why the verdict is what it is, when that is not obvious (failures, no direction, exact values).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// Metadata of one comparison: `compare-run.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompareRun {
+    /// Schema version (1).
+    pub format_version: u32,
+    /// The baseline binary or result directory.
+    pub baseline: String,
+    /// The candidate binary or result directory.
+    pub candidate: String,
+    /// `interleaved` (two binaries, random A/B pairs) or `result-dirs` (unpaired, blocked).
+    pub design: String,
+    /// Seed of the pair schedule (`None` for result directories).
+    pub seed: Option<u64>,
+    /// Significance level of the verdicts (after Benjamini-Hochberg).
+    pub alpha: f64,
+    /// The calibration file used, if any.
+    pub calibration: Option<String>,
+    /// The default noise floor (fraction).
+    pub noise_floor: f64,
+    /// Pairs asked for (interleaved design).
+    pub runs: Option<usize>,
+    /// Measured iterations per process.
+    pub iterations: Option<usize>,
+    /// Warm-up iterations per process.
+    pub warmup: Option<usize>,
+    /// Env set only on the baseline side.
+    #[serde(default)]
+    pub baseline_env: Vec<String>,
+    /// Env set only on the candidate side.
+    #[serde(default)]
+    pub candidate_env: Vec<String>,
+    /// Warnings (environment suspect, scenarios on one side only).
+    #[serde(default)]
+    pub warnings: Vec<String>,
+    /// Where it ran.
+    pub host: HostInfo,
+    /// The command line that reproduces it (seed included).
+    pub command: Vec<String>,
+    /// RFC 3339 UTC.
+    pub started_at: String,
+    /// RFC 3339 UTC.
+    pub finished_at: String,
+}
+
+/// One scenario x metric of an A/A calibration: a row of `calibration.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CalibrationEntry {
+    /// Scenario name.
+    pub name: String,
+    /// Metric name.
+    pub metric: String,
+    /// +-fraction of change that A/A sessions of `n` pairs produce (see docs/statistics.md).
+    pub noise_band: f64,
+    /// Minimal detectable effect (fraction) at `n` pairs, 80% power, under the verdict rule.
+    pub mde: f64,
+    /// Pairs per session.
+    pub n: usize,
+    /// Sessions run.
+    pub sessions: usize,
+    /// Pooled standard deviation of the per-pair log ratio.
+    pub sd_log_ratio: f64,
+    /// Each session's A/A change (ratio - 1).
+    pub session_changes: Vec<f64>,
+    /// Sessions whose verdict was `regressed` or `improved` (false positives by construction).
+    pub false_positives: usize,
+}

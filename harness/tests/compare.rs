@@ -1,0 +1,211 @@
+//! `harness compare` on real processes: two copies of one fixture binary (A/A) yield no
+//! `regressed`; a 2x slowdown injected through `--candidate-env` is `regressed`; result
+//! directories compare unpaired; `--fail-on-regression` gates.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+const FIXTURE: &str = env!("CARGO_BIN_EXE_fixture_compare");
+const HARNESS: &str = env!("CARGO_BIN_EXE_harness");
+
+fn temp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("harness-compare-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Two copies of the fixture, as two builds of one commit would be.
+fn two_copies(dir: &Path) -> (PathBuf, PathBuf) {
+    let (a, b) = (dir.join("base"), dir.join("cand"));
+    std::fs::copy(FIXTURE, &a).unwrap();
+    std::fs::copy(FIXTURE, &b).unwrap();
+    (a, b)
+}
+
+fn compare(args: &[&str]) -> (i32, Vec<Value>, String) {
+    let out = Command::new(HARNESS)
+        .arg("compare")
+        .args(["--iterations", "5", "--warmup", "1", "--seed", "7"])
+        .args(args)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let dir = args.iter().position(|a| *a == "--out").map(|i| PathBuf::from(args[i + 1])).unwrap();
+    let text = std::fs::read_to_string(dir.join("compare.json"))
+        .unwrap_or_else(|e| panic!("{e}: {stdout}\n{}", String::from_utf8_lossy(&out.stderr)));
+    (out.status.code().unwrap(), serde_json::from_str(&text).unwrap(), stdout)
+}
+
+fn verdict<'a>(rows: &'a [Value], name: &str, metric: &str) -> &'a str {
+    rows.iter()
+        .find(|r| r["name"] == name && r["metric"] == metric)
+        .unwrap_or_else(|| panic!("no row {name} {metric} in {rows:?}"))["verdict"]
+        .as_str()
+        .unwrap()
+}
+
+#[test]
+fn a_a_has_no_regression_and_an_injected_slowdown_is_found() {
+    let dir = temp("aa");
+    let (a, b) = two_copies(&dir);
+    let out = dir.join("aa-out");
+    let (code, rows, md) = compare(&[
+        "--baseline",
+        a.to_str().unwrap(),
+        "--candidate",
+        b.to_str().unwrap(),
+        "--runs",
+        "6",
+        "--fail-on-regression",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(!rows.is_empty());
+    for r in &rows {
+        assert_ne!(r["verdict"], "regressed", "A/A row regressed: {r}");
+        for k in ["name", "metric", "ratio", "low", "high", "p_adjusted", "verdict"] {
+            assert!(r.get(k).is_some(), "missing {k} in {r}");
+        }
+    }
+    assert_eq!(code, 0, "{md}");
+    assert_eq!(verdict(&rows, "work/scaled", "work_units"), "unchanged");
+    assert!(md.contains("| status | scenario |") && md.contains("What this cannot catch"));
+    for f in [
+        "compare.csv",
+        "compare.md",
+        "compare-run.json",
+        "baseline/results.json",
+        "candidate/results.json",
+    ] {
+        assert!(out.join(f).is_file(), "{f}");
+    }
+    let run: Value = serde_json::from_str(&std::fs::read_to_string(out.join("compare-run.json")).unwrap()).unwrap();
+    assert_eq!((run["design"].as_str(), run["seed"].as_u64()), (Some("interleaved"), Some(7)));
+
+    // The same binary with a 2x slowdown on the candidate side only.
+    let slow = dir.join("slow-out");
+    let (code, rows, md) = compare(&[
+        "--baseline",
+        a.to_str().unwrap(),
+        "--candidate",
+        b.to_str().unwrap(),
+        "--candidate-env",
+        "FIXTURE_SLOWDOWN=2",
+        "--runs",
+        "6",
+        "--fail-on-regression",
+        "--out",
+        slow.to_str().unwrap(),
+        "work/",
+    ]);
+    assert_eq!(verdict(&rows, "work/scaled", "latency_ns"), "regressed", "{md}");
+    let row = rows.iter().find(|r| r["metric"] == "latency_ns").unwrap();
+    let ratio = row["ratio"].as_f64().unwrap();
+    assert!((1.6..2.5).contains(&ratio), "ratio {ratio}");
+    // A counter has no better direction: it changed, but is never a regression.
+    assert_eq!(verdict(&rows, "work/scaled", "work_units"), "inconclusive");
+    assert_eq!(code, 1, "--fail-on-regression exits 1");
+
+    // The two sides of the first comparison, read back as result directories: unpaired design.
+    let dirs = dir.join("dirs-out");
+    let (_, rows, md) = compare(&[
+        "--baseline",
+        out.join("baseline").to_str().unwrap(),
+        "--candidate",
+        slow.join("candidate").to_str().unwrap(),
+        "--out",
+        dirs.to_str().unwrap(),
+    ]);
+    assert_eq!(verdict(&rows, "work/scaled", "latency_ns"), "regressed", "{md}");
+    assert!(md.contains("blocked design"));
+    assert!(rows.iter().all(|r| r["pairs"] == 0));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_inputs_name_the_flag() {
+    let dir = temp("bad");
+    let out = Command::new(HARNESS)
+        .args(["compare", "--baseline", "/nonexistent/x", "--candidate", FIXTURE, "--out"])
+        .arg(dir.join("o"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--baseline"));
+    let out = Command::new(HARNESS)
+        .args([
+            "compare",
+            "--baseline",
+            FIXTURE,
+            "--candidate",
+            FIXTURE,
+            "--candidate-env",
+            "NOEQUALS",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--candidate-env"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn calibrate_writes_bands_that_compare_uses() {
+    let dir = temp("cal");
+    let (a, b) = two_copies(&dir);
+    let cal = dir.join("cal");
+    let out = Command::new(HARNESS)
+        .args([
+            "calibrate",
+            "--binary",
+            a.to_str().unwrap(),
+            "--sessions",
+            "2",
+            "--runs",
+            "4",
+            "--iterations",
+            "5",
+            "--warmup",
+            "1",
+        ])
+        .args(["--seed", "3", "--out", cal.to_str().unwrap(), "sum/"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = std::fs::read_to_string(cal.join("calibration.json")).unwrap();
+    let mut rows: Vec<Value> = serde_json::from_str(&text).unwrap();
+    assert!(
+        rows.iter()
+            .all(|r| r["sessions"] == 2 && r["n"] == 4 && r["noise_band"].as_f64().unwrap() >= 0.02)
+    );
+    // A hand-made band of 50% for one row: compare must report it as that row's band.
+    rows[0]["noise_band"] = 0.5.into();
+    let (name, metric) = (
+        rows[0]["name"].as_str().unwrap().to_owned(),
+        rows[0]["metric"].as_str().unwrap().to_owned(),
+    );
+    std::fs::write(cal.join("edited.json"), serde_json::to_string(&rows).unwrap()).unwrap();
+    let o = dir.join("o");
+    let (_, rows, _) = compare(&[
+        "--baseline",
+        a.to_str().unwrap(),
+        "--candidate",
+        b.to_str().unwrap(),
+        "--runs",
+        "3",
+        "--calibration",
+        cal.join("edited.json").to_str().unwrap(),
+        "--out",
+        o.to_str().unwrap(),
+        "sum/",
+    ]);
+    let row = rows
+        .iter()
+        .find(|r| r["name"] == name.as_str() && r["metric"] == metric.as_str())
+        .unwrap();
+    assert!(row["noise_band"].as_f64().unwrap() >= 0.5, "{row}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
