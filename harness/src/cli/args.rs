@@ -20,7 +20,6 @@ pub struct Args {
 
 /// Subcommands.
 #[derive(Debug, Subcommand)]
-#[expect(clippy::large_enum_variant, reason = "parsed once per process; boxing would only add noise")]
 pub enum Command {
     /// Run scenarios, each repetition in a fresh process (the default).
     Run(RunArgs),

@@ -362,7 +362,7 @@ fn reproduce(
     let obs = prober.run_once(&src.order(), seed, EvidenceKind::Localize, Purpose::Localization)?;
     localized.runs += 1;
     let again = obs.iter().find(|o| o.name == name);
-    let ok = again.is_some_and(|o| effect(o));
+    let ok = again.is_some_and(effect);
     localized.evidence.push(Evidence {
         kind: EvidenceKind::Localize,
         order: obs.iter().filter(|o| o.ran()).map(|o| o.name.clone()).collect(),

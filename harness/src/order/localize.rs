@@ -208,7 +208,7 @@ impl<'p, 'a> Localizer<'p, 'a> {
         for _ in 0..CONFIRM_RUNS - usize::from(confirmed) {
             confirmed = false;
             let p = self.probe(anchor, std::slice::from_ref(&cand), target, evidence)?;
-            let ok = p.between == [cand.clone()] && p.target.as_ref().is_some_and(|o| effect(o));
+            let ok = p.between == [cand.clone()] && p.target.as_ref().is_some_and(effect);
             if let Some(last) = evidence.last_mut() {
                 last.kind = EvidenceKind::Confirm;
                 last.detail = if ok {
