@@ -41,6 +41,31 @@ pub struct ReportArgs {
     pub dir: PathBuf,
 }
 
+/// libtest's name filters, shared by every command that selects scenarios.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct FilterArgs {
+    /// Scenarios (or tests) whose names contain any of these (all when none).
+    pub filters: Vec<String>,
+    /// Filters must match names exactly.
+    #[arg(long)]
+    pub exact: bool,
+    /// Skip scenarios whose names contain this (repeatable; exact with --exact).
+    #[arg(long, value_name = "FILTER")]
+    pub skip: Vec<String>,
+}
+
+impl FilterArgs {
+    /// A selection by these filters; ignored-state flags are the caller's.
+    pub(crate) fn selection(&self) -> crate::plan::Selection {
+        crate::plan::Selection {
+            filters: self.filters.clone(),
+            exact: self.exact,
+            skip: self.skip.clone(),
+            ..Default::default()
+        }
+    }
+}
+
 /// libtest's `--format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -55,14 +80,9 @@ pub enum Format {
 /// Options of `run`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct RunArgs {
-    /// Run scenarios whose names contain any of these (all when none).
-    pub filters: Vec<String>,
-    /// Filters must match names exactly.
-    #[arg(long)]
-    pub exact: bool,
-    /// Skip scenarios whose names contain this (repeatable).
-    #[arg(long, value_name = "FILTER")]
-    pub skip: Vec<String>,
+    /// Name filters, libtest-style.
+    #[command(flatten)]
+    pub names: FilterArgs,
     /// Run only ignored scenarios.
     #[arg(long)]
     pub ignored: bool,

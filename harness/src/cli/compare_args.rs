@@ -7,19 +7,13 @@ use std::path::PathBuf;
 use super::options::{parse_count, parse_secs, parse_seed};
 use crate::compare::{CalibrateOptions, CompareOptions, DEFAULT_NOISE_FLOOR, RunSettings};
 use crate::errors::Error;
-use crate::plan::Selection;
 
 /// Options every interleaved session shares.
 #[derive(Debug, Clone, clap::Args)]
 pub struct SessionArgs {
-    /// Compare only scenarios whose names contain any of these (all when none).
-    pub filters: Vec<String>,
-    /// Filters must match names exactly.
-    #[arg(long)]
-    pub exact: bool,
-    /// Skip scenarios whose names contain this (repeatable).
-    #[arg(long, value_name = "FILTER")]
-    pub skip: Vec<String>,
+    /// Name filters, libtest-style.
+    #[command(flatten)]
+    pub names: super::args::FilterArgs,
     /// A/B pairs per scenario (one process per run).
     #[arg(long, value_name = "N", default_value = "10")]
     pub runs: String,
@@ -124,12 +118,7 @@ fn settings(a: &SessionArgs, min_runs: usize) -> Result<RunSettings, Error> {
         warmup: parse_count("--warmup", &a.warmup, 0)?,
         seed: parse_seed("--seed", a.seed.as_deref())?,
         timeout: Some(parse_secs("--timeout", &a.timeout)?),
-        selection: Selection {
-            filters: a.filters.clone(),
-            exact: a.exact,
-            skip: a.skip.clone(),
-            ..Default::default()
-        },
+        selection: a.names.selection(),
     })
 }
 

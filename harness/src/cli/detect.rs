@@ -46,11 +46,8 @@ fn options(a: &DetectArgs, own: Vec<Listed>) -> Result<DetectOptions, Error> {
     Ok(DetectOptions {
         targets,
         selection: Selection {
-            filters: a.filters.clone(),
-            exact: a.exact,
-            skip: a.skip.clone(),
-            ignored_only: false,
             include_ignored: a.include_ignored,
+            ..a.names.selection()
         },
         config,
         out: a.out.clone(),

@@ -5,14 +5,9 @@ use std::path::PathBuf;
 /// Options of `detect`: order-dependence and flakiness detection with culprit localization.
 #[derive(Debug, Clone, clap::Args)]
 pub struct DetectArgs {
-    /// Scenarios (or tests) whose names contain any of these (all when none).
-    pub filters: Vec<String>,
-    /// Filters must match names exactly.
-    #[arg(long)]
-    pub exact: bool,
-    /// Skip scenarios whose names contain this (repeatable).
-    #[arg(long, value_name = "FILTER")]
-    pub skip: Vec<String>,
+    /// Name filters, libtest-style.
+    #[command(flatten)]
+    pub names: super::args::FilterArgs,
     /// Include ignored scenarios.
     #[arg(long)]
     pub include_ignored: bool,

@@ -36,9 +36,9 @@ pub(crate) fn run(args: &RunArgs, own: &[Listed]) -> Result<u8, Error> {
         })
         .collect();
     let mimic = Arguments {
-        filter: args.filters.first().cloned(),
-        exact: args.exact,
-        skip: args.skip.clone(),
+        filter: args.names.filters.first().cloned(),
+        exact: args.names.exact,
+        skip: args.names.skip.clone(),
         ignored: args.ignored,
         include_ignored: args.include_ignored,
         nocapture: args.nocapture,

@@ -25,12 +25,7 @@ pub(crate) fn listed(variants: &[Variant]) -> Vec<Listed> {
 /// Print `--list` output. Like libtest: `--ignored` lists only ignored scenarios; terse prints
 /// `name: test` lines only (what cargo-nextest parses).
 pub(crate) fn print_list(args: &RunArgs, listed: &[Listed]) -> Result<u8, Error> {
-    let selection = crate::plan::Selection {
-        filters: args.filters.clone(),
-        exact: args.exact,
-        skip: args.skip.clone(),
-        ..Default::default()
-    };
+    let selection = args.names.selection();
     let shown: Vec<&Listed> = listed
         .iter()
         .filter(|l| selection.matches_name(&l.name) && (!args.ignored || l.ignored.is_some()))

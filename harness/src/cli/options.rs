@@ -107,11 +107,9 @@ impl RunOptions {
         Ok(RunOptions {
             target,
             selection: Selection {
-                filters: a.filters.clone(),
-                exact: a.exact,
-                skip: a.skip.clone(),
                 ignored_only: a.ignored,
                 include_ignored: a.include_ignored,
+                ..a.names.selection()
             },
             config: RunConfig {
                 repeat_checks: repeat.unwrap_or(1),

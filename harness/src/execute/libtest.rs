@@ -12,7 +12,7 @@ use std::process::Command;
 
 use serde::Deserialize;
 
-use super::{Listed, ProcessEnd, ProcessResult, ProcessSpec, ScenarioResult, Target, TargetRequest, run_process, signal_name};
+use super::{Listed, ProcessEnd, ProcessResult, ProcessSpec, ScenarioResult, Target, TargetRequest, run_process};
 use crate::errors::Error;
 use crate::model::{Outcome, ScenarioKind};
 
@@ -174,39 +174,14 @@ pub(crate) fn interpret_events(
         if open.as_deref() == Some(name.as_str()) {
             open = None;
         }
-        results.push(ScenarioResult {
-            name,
-            outcome,
-            metrics: vec![],
-            env_changes: vec![],
-        });
+        results.push(ScenarioResult::bare(name, outcome));
     }
     if let Some(name) = open {
-        let outcome = match end {
-            ProcessEnd::TimedOut => Outcome::TimedOut {
-                after_s: timeout.map_or(0.0, |t| t.as_secs_f64()),
-            },
-            ProcessEnd::Signaled(sig) => Outcome::Crashed {
-                signal: signal_name(sig),
-                signal_number: sig,
-            },
-            ProcessEnd::Exited(code) => Outcome::NoResult { exit_code: code },
-        };
-        results.push(ScenarioResult {
-            name,
-            outcome,
-            metrics: vec![],
-            env_changes: vec![],
-        });
+        results.push(ScenarioResult::bare(name, end.outcome_without_result(timeout)));
     }
     for n in names {
         if !results.iter().any(|r| &r.name == n) {
-            results.push(ScenarioResult {
-                name: n.clone(),
-                outcome: Outcome::NotRun,
-                metrics: vec![],
-                env_changes: vec![],
-            });
+            results.push(ScenarioResult::bare(n.clone(), Outcome::NotRun));
         }
     }
     results

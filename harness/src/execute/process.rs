@@ -43,6 +43,24 @@ pub enum ProcessEnd {
     TimedOut,
 }
 
+impl ProcessEnd {
+    /// The outcome of a scenario that was running when the process ended this way, without
+    /// reporting a result: killed by a signal, timed out, or exited silently.
+    pub fn outcome_without_result(self, timeout: Option<Duration>) -> crate::model::Outcome {
+        use crate::model::Outcome;
+        match self {
+            ProcessEnd::TimedOut => Outcome::TimedOut {
+                after_s: timeout.map_or(0.0, |t| t.as_secs_f64()),
+            },
+            ProcessEnd::Signaled(sig) => Outcome::Crashed {
+                signal: super::signal_name(sig),
+                signal_number: sig,
+            },
+            ProcessEnd::Exited(code) => Outcome::NoResult { exit_code: code },
+        }
+    }
+}
+
 /// What a finished child left behind.
 #[derive(Debug, Clone)]
 pub struct ProcessOutput {

@@ -8,7 +8,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use super::protocol::{CHILD_ARG, ChildRecord, ChildRequest, ChildStatus, LIST_ARG, ListLine};
-use super::{Listed, ProcessEnd, ProcessResult, ProcessSpec, ScenarioResult, Target, TargetRequest, run_process, signal_name};
+use super::{Listed, ProcessEnd, ProcessResult, ProcessSpec, ScenarioResult, Target, TargetRequest, run_process};
 use crate::errors::Error;
 use crate::model::Outcome;
 
@@ -131,38 +131,13 @@ pub(crate) fn interpret(names: &[String], text: &str, end: ProcessEnd, timeout: 
             Some(Ok(rec)) => rec,
             Some(Err(detail)) => {
                 broken = true;
-                ScenarioResult {
-                    name: name.clone(),
-                    outcome: Outcome::ProtocolGarbage { detail },
-                    metrics: vec![],
-                    env_changes: vec![],
-                }
+                ScenarioResult::bare(name.clone(), Outcome::ProtocolGarbage { detail })
             }
             None if !broken => {
                 broken = true;
-                let outcome = match end {
-                    ProcessEnd::TimedOut => Outcome::TimedOut {
-                        after_s: timeout.map_or(0.0, |t| t.as_secs_f64()),
-                    },
-                    ProcessEnd::Signaled(sig) => Outcome::Crashed {
-                        signal: signal_name(sig),
-                        signal_number: sig,
-                    },
-                    ProcessEnd::Exited(code) => Outcome::NoResult { exit_code: code },
-                };
-                ScenarioResult {
-                    name: name.clone(),
-                    outcome,
-                    metrics: vec![],
-                    env_changes: vec![],
-                }
+                ScenarioResult::bare(name, end.outcome_without_result(timeout))
             }
-            None => ScenarioResult {
-                name: name.clone(),
-                outcome: Outcome::NotRun,
-                metrics: vec![],
-                env_changes: vec![],
-            },
+            None => ScenarioResult::bare(name.clone(), Outcome::NotRun),
         };
         results.push(r);
     }

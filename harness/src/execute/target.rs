@@ -57,6 +57,18 @@ pub struct ScenarioResult {
     pub env_changes: Vec<EnvChange>,
 }
 
+impl ScenarioResult {
+    /// A result with an outcome and nothing measured.
+    pub fn bare(name: impl Into<String>, outcome: Outcome) -> Self {
+        ScenarioResult {
+            name: name.into(),
+            outcome,
+            metrics: Vec::new(),
+            env_changes: Vec::new(),
+        }
+    }
+}
+
 /// Everything one process produced.
 #[derive(Debug, Clone)]
 pub struct ProcessResult {
