@@ -87,9 +87,7 @@ fn main() {
     let (a, b) = (values::<f32>(len), values::<f32>(len));
     let mut out = vec![0f32; len];
     for threads in [1, all] {
-        let t = best_of(Duration::from_millis(300), || {
-            cpu::add_into(&a, &b, &mut out, threads).unwrap()
-        });
+        let t = best_of(Duration::from_millis(300), || cpu::add_into(&a, &b, &mut out, threads).unwrap());
         println!(
             "add f32 len={len} threads={threads}: {:.1} GB/s",
             cpu::add_bytes::<f32>(len) as f64 / t.as_secs_f64() / 1e9
@@ -116,9 +114,7 @@ fn main() {
         );
     }
     for vocab in [32_000, 151_936] {
-        let logits: Vec<f32> = (0..vocab)
-            .map(|i| ((i * 7919) % 10_007) as f32 / 1000.0)
-            .collect();
+        let logits: Vec<f32> = (0..vocab).map(|i| ((i * 7919) % 10_007) as f32 / 1000.0).collect();
         let k = 50;
         let partial = best_of(Duration::from_millis(300), || {
             black_box(sampling::top_k_indices(&logits, k));
@@ -143,9 +139,6 @@ fn main() {
             work.copy_from_slice(&logits);
             chain.process(&mut work, &[1, 2, 3]);
         });
-        println!(
-            "sampling chain step vocab={vocab}: {:.1} us",
-            step.as_secs_f64() * 1e6
-        );
+        println!("sampling chain step vocab={vocab}: {:.1} us", step.as_secs_f64() * 1e6);
     }
 }

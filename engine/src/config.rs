@@ -103,9 +103,7 @@ pub type Snapshot = Vec<(&'static str, Option<String>)>;
 /// Parses the config and records the values it was parsed from, both through `lookup`.
 ///
 /// Unset knobs take their default; a set but unaccepted value is an error, never a silent default.
-pub fn parse_config(
-    lookup: impl Fn(&str) -> Option<String>,
-) -> Result<(RuntimeConfig, Snapshot), ConfigError> {
+pub fn parse_config(lookup: impl Fn(&str) -> Option<String>) -> Result<(RuntimeConfig, Snapshot), ConfigError> {
     let mut config = RuntimeConfig::defaults();
     let mut snapshot = Vec::with_capacity(KNOBS.len());
     for knob in KNOBS {
@@ -123,10 +121,7 @@ pub fn parse_config(
 }
 
 /// The first knob whose current value (through `lookup`) differs from the frozen one, if any.
-pub fn find_changed(
-    frozen: &[(&'static str, Option<String>)],
-    lookup: impl Fn(&str) -> Option<String>,
-) -> Option<ConfigChanged> {
+pub fn find_changed(frozen: &[(&'static str, Option<String>)], lookup: impl Fn(&str) -> Option<String>) -> Option<ConfigChanged> {
     frozen.iter().find_map(|(var, was)| {
         let now = lookup(var);
         (now != *was).then(|| ConfigChanged {
@@ -145,10 +140,7 @@ fn env_lookup(name: &str) -> Option<String> {
 
 struct Frozen {
     config: RuntimeConfig,
-    #[cfg_attr(
-        not(debug_assertions),
-        expect(dead_code, reason = "only the debug guard reads it")
-    )]
+    #[cfg_attr(not(debug_assertions), expect(dead_code, reason = "only the debug guard reads it"))]
     snapshot: Snapshot,
 }
 
@@ -159,9 +151,7 @@ static FROZEN: OnceLock<Result<Frozen, ConfigError>> = OnceLock::new();
 /// # Panics
 /// In debug builds, when a knob's variable changed since the freeze (see [`ConfigChanged`]).
 pub fn try_runtime_config() -> Result<&'static RuntimeConfig, ConfigError> {
-    let frozen = FROZEN.get_or_init(|| {
-        parse_config(env_lookup).map(|(config, snapshot)| Frozen { config, snapshot })
-    });
+    let frozen = FROZEN.get_or_init(|| parse_config(env_lookup).map(|(config, snapshot)| Frozen { config, snapshot }));
     let frozen = frozen.as_ref().map_err(Clone::clone)?;
     #[cfg(debug_assertions)]
     if let Some(changed) = find_changed(&frozen.snapshot, env_lookup) {
@@ -188,10 +178,7 @@ mod tests {
     use std::collections::HashMap;
 
     fn env(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
-        let map: HashMap<String, String> = pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
+        let map: HashMap<String, String> = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
         move |name| map.get(name).cloned()
     }
 
@@ -209,11 +196,7 @@ mod tests {
 
     #[test]
     fn parses_every_knob_and_snapshots_it() {
-        let lookup = env(&[
-            ("ENGINE_EP", "cuda"),
-            ("ENGINE_CUDA_GRAPH", "0"),
-            ("ENGINE_THREADS", "3"),
-        ]);
+        let lookup = env(&[("ENGINE_EP", "cuda"), ("ENGINE_CUDA_GRAPH", "0"), ("ENGINE_THREADS", "3")]);
         let (config, snapshot) = parse_config(&lookup).unwrap();
         assert_eq!(
             config,
@@ -268,10 +251,7 @@ mod tests {
 
     #[test]
     fn find_changed_unchanged() {
-        assert_eq!(
-            find_changed(&frozen(), env(&[("ENGINE_CUDA_GRAPH", "1")])),
-            None
-        );
+        assert_eq!(find_changed(&frozen(), env(&[("ENGINE_CUDA_GRAPH", "1")])), None);
     }
 
     #[test]
@@ -290,11 +270,7 @@ mod tests {
         let lookup = env(&[("ENGINE_CUDA_GRAPH", "1"), ("ENGINE_THREADS", "2")]);
         let changed = find_changed(&frozen(), lookup).unwrap();
         assert_eq!(
-            (
-                changed.var,
-                changed.frozen.as_deref(),
-                changed.now.as_deref()
-            ),
+            (changed.var, changed.frozen.as_deref(), changed.now.as_deref()),
             ("ENGINE_THREADS", None, Some("2"))
         );
         assert!(changed.to_string().contains("frozen unset, now \"2\""));
@@ -304,11 +280,7 @@ mod tests {
     fn find_changed_cleared() {
         let changed = find_changed(&frozen(), env(&[])).unwrap();
         assert_eq!(
-            (
-                changed.var,
-                changed.frozen.as_deref(),
-                changed.now.as_deref()
-            ),
+            (changed.var, changed.frozen.as_deref(), changed.now.as_deref()),
             ("ENGINE_CUDA_GRAPH", Some("1"), None)
         );
         assert!(changed.to_string().contains("frozen \"1\", now unset"));

@@ -75,12 +75,13 @@ impl KvCache {
                 value: config.total_pages,
             });
         }
-        let bytes = config.page_bytes().checked_mul(config.total_pages).ok_or(
-            KvCacheError::InvalidConfig {
+        let bytes = config
+            .page_bytes()
+            .checked_mul(config.total_pages)
+            .ok_or(KvCacheError::InvalidConfig {
                 field: "total_pages",
                 value: config.total_pages,
-            },
-        )?;
+            })?;
         Ok(KvCache {
             config,
             storage: vec![0; bytes],
@@ -139,10 +140,7 @@ impl KvCache {
 
     /// Frees `seq` and returns its pages to the pool; a second free of the same id is an error.
     pub fn free(&mut self, seq: SeqId) -> Result<(), KvCacheError> {
-        let s = self
-            .seqs
-            .remove(&seq)
-            .ok_or(KvCacheError::UnknownSequence { seq: seq.0 })?;
+        let s = self.seqs.remove(&seq).ok_or(KvCacheError::UnknownSequence { seq: seq.0 })?;
         self.free.extend(s.pages);
         Ok(())
     }
@@ -174,29 +172,19 @@ impl KvCache {
     pub fn check_invariants(&self) -> Result<(), String> {
         let mut owner = vec![None; self.config.total_pages];
         for &p in &self.free {
-            let slot = owner
-                .get_mut(p as usize)
-                .ok_or(format!("free page {p} out of range"))?;
+            let slot = owner.get_mut(p as usize).ok_or(format!("free page {p} out of range"))?;
             if slot.replace("free list").is_some() {
                 return Err(format!("page {p} is on the free list twice"));
             }
         }
         for (id, s) in &self.seqs {
             if s.pages.len() != self.pages_for(s.len) {
-                return Err(format!(
-                    "sequence {id} of {} tokens holds {} pages",
-                    s.len,
-                    s.pages.len()
-                ));
+                return Err(format!("sequence {id} of {} tokens holds {} pages", s.len, s.pages.len()));
             }
             for &p in &s.pages {
-                let slot = owner
-                    .get_mut(p as usize)
-                    .ok_or(format!("page {p} of sequence {id} out of range"))?;
+                let slot = owner.get_mut(p as usize).ok_or(format!("page {p} of sequence {id} out of range"))?;
                 if let Some(other) = slot.replace("a sequence") {
-                    return Err(format!(
-                        "page {p} of sequence {id} is also owned by {other}"
-                    ));
+                    return Err(format!("page {p} of sequence {id} is also owned by {other}"));
                 }
             }
         }
@@ -207,9 +195,7 @@ impl KvCache {
     }
 
     fn seq(&self, seq: SeqId) -> Result<&Sequence, KvCacheError> {
-        self.seqs
-            .get(&seq)
-            .ok_or(KvCacheError::UnknownSequence { seq: seq.0 })
+        self.seqs.get(&seq).ok_or(KvCacheError::UnknownSequence { seq: seq.0 })
     }
 
     fn take_pages(&mut self, n: usize) -> Result<Vec<PageId>, KvCacheError> {
@@ -233,8 +219,7 @@ impl KvCache {
             });
         }
         let page = s.pages[pos / self.config.tokens_per_page] as usize;
-        Ok(page * self.config.page_bytes()
-            + (pos % self.config.tokens_per_page) * self.config.bytes_per_token)
+        Ok(page * self.config.page_bytes() + (pos % self.config.tokens_per_page) * self.config.bytes_per_token)
     }
 }
 
@@ -289,12 +274,7 @@ mod tests {
         // The pages freed once are reused by a new sequence without clashing with b.
         let d = c.allocate(48).unwrap();
         assert_ne!(d, a, "ids are never reused");
-        assert!(
-            c.pages(d)
-                .unwrap()
-                .iter()
-                .all(|p| !c.pages(b).unwrap().contains(p))
-        );
+        assert!(c.pages(d).unwrap().iter().all(|p| !c.pages(b).unwrap().contains(p)));
         c.check_invariants().unwrap();
         assert!(c.free(a).is_err() && c.append(a, 1).is_err() && c.token(a, 0).is_err());
     }
@@ -319,10 +299,7 @@ mod tests {
                 total: 3
             })
         );
-        assert_eq!(
-            (c.seq_len(a).unwrap(), c.free_pages(), c.live_sequences()),
-            (32, 1, 1)
-        );
+        assert_eq!((c.seq_len(a).unwrap(), c.free_pages(), c.live_sequences()), (32, 1, 1));
         c.check_invariants().unwrap();
         c.append(a, 16).unwrap();
         assert_eq!(c.free_pages(), 0);
@@ -339,14 +316,7 @@ mod tests {
         c.append(a, 40).unwrap();
         assert_eq!(c.token(a, 2).unwrap(), [0xAA; 8]);
         assert_eq!(c.token(b, 2).unwrap(), [0xBB; 8]);
-        assert_eq!(
-            c.token(b, 3),
-            Err(KvCacheError::PositionOutOfRange {
-                seq: b.0,
-                pos: 3,
-                len: 3
-            })
-        );
+        assert_eq!(c.token(b, 3), Err(KvCacheError::PositionOutOfRange { seq: b.0, pos: 3, len: 3 }));
     }
 
     #[test]
@@ -420,8 +390,7 @@ mod tests {
                     }
                     _ => assert!(c.free(SeqId(u64::MAX)).is_err()),
                 }
-                c.check_invariants()
-                    .unwrap_or_else(|e| panic!("seed {seed} step {step}: {e}"));
+                c.check_invariants().unwrap_or_else(|e| panic!("seed {seed} step {step}: {e}"));
                 let owned: usize = model.values().map(|&t| c.pages_for(t)).sum();
                 assert_eq!(c.free_pages() + owned, c.total_pages());
                 for (id, &len) in &model {
@@ -431,11 +400,7 @@ mod tests {
             for id in model.keys() {
                 c.free(*id).unwrap();
             }
-            assert_eq!(
-                (c.free_pages(), c.live_sequences()),
-                (c.total_pages(), 0),
-                "seed {seed}: leak"
-            );
+            assert_eq!((c.free_pages(), c.live_sequences()), (c.total_pages(), 0), "seed {seed}: leak");
         }
     }
 }

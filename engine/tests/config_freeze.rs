@@ -14,29 +14,15 @@ fn build_probe(release: bool) -> PathBuf {
     let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("freeze-probe");
     let mut cmd = Command::new(env!("CARGO"));
     cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args([
-            "build",
-            "--quiet",
-            "-p",
-            "engine",
-            "--example",
-            "freeze_probe",
-            "--target-dir",
-        ])
+        .args(["build", "--quiet", "-p", "engine", "--example", "freeze_probe", "--target-dir"])
         .arg(&target);
     if release {
         cmd.arg("--release");
     }
     let start = Instant::now();
     let status = cmd.status().expect("cargo runs");
-    assert!(
-        status.success(),
-        "building freeze_probe (release: {release}) failed"
-    );
-    eprintln!(
-        "built freeze_probe (release: {release}) in {:.1?}",
-        start.elapsed()
-    );
+    assert!(status.success(), "building freeze_probe (release: {release}) failed");
+    eprintln!("built freeze_probe (release: {release}) in {:.1?}", start.elapsed());
     target
         .join(if release { "release" } else { "debug" })
         .join("examples")
@@ -79,21 +65,11 @@ fn run_with(probe: &Path, ep: &str) -> Output {
 #[test]
 fn debug_build_panics_naming_the_changed_knob() {
     let out = run(&debug_probe());
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr),
-    );
-    assert_eq!(
-        out.status.code(),
-        Some(101),
-        "expected a panic; stdout {stdout} stderr {stderr}"
-    );
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(101), "expected a panic; stdout {stdout} stderr {stderr}");
     assert!(stdout.contains("frozen cuda_graph=true"), "{stdout}");
     assert!(stderr.contains(MESSAGE), "{stderr}");
-    assert!(
-        !stdout.contains("after change"),
-        "the second read must not return: {stdout}"
-    );
+    assert!(!stdout.contains("after change"), "the second read must not return: {stdout}");
 }
 
 #[test]
@@ -110,14 +86,8 @@ fn bad_knob_value_panics_naming_variable_value_and_accepted_values() {
 #[test]
 fn release_build_keeps_the_frozen_value_without_panicking() {
     let out = run(&build_probe(true));
-    let (stdout, stderr) = (
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr),
-    );
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(out.status.success(), "stdout {stdout} stderr {stderr}");
-    assert!(
-        stdout.contains("after change ENGINE_CUDA_GRAPH=0: cuda_graph=true"),
-        "{stdout}"
-    );
+    assert!(stdout.contains("after change ENGINE_CUDA_GRAPH=0: cuda_graph=true"), "{stdout}");
     assert!(!stderr.contains("panicked"), "{stderr}");
 }

@@ -20,12 +20,7 @@ pub fn add_bytes<T: Element>(len: usize) -> u64 {
 }
 
 /// `out = a + b` elementwise on up to `threads` threads.
-pub fn add_into<T: Element>(
-    a: &[T],
-    b: &[T],
-    out: &mut [T],
-    threads: usize,
-) -> Result<(), KernelError> {
+pub fn add_into<T: Element>(a: &[T], b: &[T], out: &mut [T], threads: usize) -> Result<(), KernelError> {
     check_threads(threads)?;
     for (what, len) in [("add b", b.len()), ("add out", out.len())] {
         if len != a.len() {
@@ -39,9 +34,7 @@ pub fn add_into<T: Element>(
     let parts = threads.min(a.len() / MIN_PER_THREAD).max(1);
     // 16 elements = one 64-byte line of f32, so threads never write the same line.
     let ranges = split(a.len(), parts, 16);
-    for_chunks(out, &ranges, |r, chunk| {
-        add_serial(&a[r.clone()], &b[r], chunk)
-    });
+    for_chunks(out, &ranges, |r, chunk| add_serial(&a[r.clone()], &b[r], chunk));
     Ok(())
 }
 
@@ -62,11 +55,7 @@ fn add_serial<T: Element>(a: &[T], b: &[T], out: &mut [T]) {
         return add_f32(a, b, out);
     }
     let (mut wa, mut wb, mut wo) = ([0f32; BLOCK], [0f32; BLOCK], [0f32; BLOCK]);
-    for ((a, b), out) in a
-        .chunks(BLOCK)
-        .zip(b.chunks(BLOCK))
-        .zip(out.chunks_mut(BLOCK))
-    {
+    for ((a, b), out) in a.chunks(BLOCK).zip(b.chunks(BLOCK)).zip(out.chunks_mut(BLOCK)) {
         let n = a.len();
         T::slice_to_f32(a, &mut wa[..n]);
         T::slice_to_f32(b, &mut wb[..n]);
@@ -121,11 +110,7 @@ mod tests {
             let a = random_vec::<T>(len, 1);
             let b = random_vec::<T>(len, 2);
             let out = add(&a, &b, threads).unwrap();
-            let reference: Vec<f64> = a
-                .iter()
-                .zip(&b)
-                .map(|(x, y)| x.to_f32() as f64 + y.to_f32() as f64)
-                .collect();
+            let reference: Vec<f64> = a.iter().zip(&b).map(|(x, y)| x.to_f32() as f64 + y.to_f32() as f64).collect();
             let scale: Vec<f64> = a
                 .iter()
                 .zip(&b)
@@ -160,9 +145,6 @@ mod tests {
                 actual: 1
             }
         );
-        assert_eq!(
-            add(&[1.0f32], &[1.0], 0).unwrap_err(),
-            KernelError::InvalidThreads { threads: 0 }
-        );
+        assert_eq!(add(&[1.0f32], &[1.0], 0).unwrap_err(), KernelError::InvalidThreads { threads: 0 });
     }
 }

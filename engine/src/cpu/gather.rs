@@ -15,13 +15,7 @@ pub fn gather_bytes<T: Element>(n_indices: usize, cols: usize) -> u64 {
 /// `out[i, :] = table[indices[i], :]` for a row-major `table` of `cols` columns, on up to `threads` threads.
 ///
 /// Every index is checked before anything is written, so an error leaves `out` untouched.
-pub fn gather_into<T: Element>(
-    table: &[T],
-    cols: usize,
-    indices: &[u32],
-    out: &mut [T],
-    threads: usize,
-) -> Result<(), KernelError> {
+pub fn gather_into<T: Element>(table: &[T], cols: usize, indices: &[u32], out: &mut [T], threads: usize) -> Result<(), KernelError> {
     check_threads(threads)?;
     let rows = table.len().checked_div(cols).unwrap_or(0);
     if rows * cols != table.len() {
@@ -38,11 +32,7 @@ pub fn gather_into<T: Element>(
             actual: out.len(),
         });
     }
-    if let Some((position, &index)) = indices
-        .iter()
-        .enumerate()
-        .find(|&(_, &i)| i as usize >= rows)
-    {
+    if let Some((position, &index)) = indices.iter().enumerate().find(|&(_, &i)| i as usize >= rows) {
         return Err(KernelError::IndexOutOfRange {
             position,
             index: index as usize,
@@ -52,19 +42,14 @@ pub fn gather_into<T: Element>(
     if cols == 0 {
         return Ok(());
     }
-    let parts = threads
-        .min(out.len() * T::BYTES / MIN_BYTES_PER_THREAD)
-        .max(1);
+    let parts = threads.min(out.len() * T::BYTES / MIN_BYTES_PER_THREAD).max(1);
     // Split whole output rows, so each thread copies complete rows.
     let ranges: Vec<_> = split(indices.len(), parts, 1)
         .into_iter()
         .map(|r| r.start * cols..r.end * cols)
         .collect();
     for_chunks(out, &ranges, |r, chunk| {
-        for (&index, dst) in indices[r.start / cols..r.end / cols]
-            .iter()
-            .zip(chunk.chunks_exact_mut(cols))
-        {
+        for (&index, dst) in indices[r.start / cols..r.end / cols].iter().zip(chunk.chunks_exact_mut(cols)) {
             let src = index as usize * cols;
             dst.copy_from_slice(&table[src..src + cols]);
         }
@@ -73,23 +58,14 @@ pub fn gather_into<T: Element>(
 }
 
 /// Gathered rows in a new `indices.len() x cols` vector; see [`gather_into`].
-pub fn gather<T: Element>(
-    table: &[T],
-    cols: usize,
-    indices: &[u32],
-    threads: usize,
-) -> Result<Vec<T>, KernelError> {
+pub fn gather<T: Element>(table: &[T], cols: usize, indices: &[u32], threads: usize) -> Result<Vec<T>, KernelError> {
     let mut out = vec![T::default(); indices.len() * cols];
     gather_into(table, cols, indices, &mut out, threads)?;
     Ok(out)
 }
 
 /// [`gather`] on the configured thread count (`ENGINE_THREADS`).
-pub fn gather_auto<T: Element>(
-    table: &[T],
-    cols: usize,
-    indices: &[u32],
-) -> Result<Vec<T>, KernelError> {
+pub fn gather_auto<T: Element>(table: &[T], cols: usize, indices: &[u32]) -> Result<Vec<T>, KernelError> {
     gather(table, cols, indices, configured_threads())
 }
 

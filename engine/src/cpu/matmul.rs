@@ -29,13 +29,7 @@ pub fn matmul_bytes<T: Element>(m: usize, k: usize, n: usize) -> u64 {
 /// `c = a * b` for row-major `a` (`m x k`), `b` (`k x n`), `c` (`m x n`), on up to `threads` threads.
 ///
 /// Builds (or finds) the shape's plan in the process-wide cache; see [`super::plan::cached_plan`].
-pub fn matmul_into<T: Element>(
-    a: &[T],
-    b: &[T],
-    c: &mut [T],
-    (m, k, n): (usize, usize, usize),
-    threads: usize,
-) -> Result<(), KernelError> {
+pub fn matmul_into<T: Element>(a: &[T], b: &[T], c: &mut [T], (m, k, n): (usize, usize, usize), threads: usize) -> Result<(), KernelError> {
     check_threads(threads)?;
     for (what, expected, actual) in [
         ("matmul a (m x k)", m * k, a.len()),
@@ -43,11 +37,7 @@ pub fn matmul_into<T: Element>(
         ("matmul c (m x n)", m * n, c.len()),
     ] {
         if expected != actual {
-            return Err(KernelError::LengthMismatch {
-                what,
-                expected,
-                actual,
-            });
+            return Err(KernelError::LengthMismatch { what, expected, actual });
         }
     }
     if m == 0 || n == 0 {
@@ -60,14 +50,8 @@ pub fn matmul_into<T: Element>(
     let plan = plan_for(m, k, n);
     let parts = threads.min(plan.max_threads);
     let blocks: Vec<(Range<usize>, Range<usize>)> = match plan.split {
-        Split::Columns => split(n, parts, 16)
-            .into_iter()
-            .map(|cols| (0..m, cols))
-            .collect(),
-        Split::Rows => split(m, parts, 8)
-            .into_iter()
-            .map(|rows| (rows, 0..n))
-            .collect(),
+        Split::Columns => split(n, parts, 16).into_iter().map(|cols| (0..m, cols)).collect(),
+        Split::Rows => split(m, parts, 8).into_iter().map(|rows| (rows, 0..n)).collect(),
     };
     let out = SharedOut(c.as_mut_ptr());
     std::thread::scope(|s| {
@@ -84,23 +68,14 @@ pub fn matmul_into<T: Element>(
 }
 
 /// `a * b` into a new `m x n` vector; see [`matmul_into`].
-pub fn matmul<T: Element>(
-    a: &[T],
-    b: &[T],
-    shape: (usize, usize, usize),
-    threads: usize,
-) -> Result<Vec<T>, KernelError> {
+pub fn matmul<T: Element>(a: &[T], b: &[T], shape: (usize, usize, usize), threads: usize) -> Result<Vec<T>, KernelError> {
     let mut c = vec![T::default(); shape.0 * shape.2];
     matmul_into(a, b, &mut c, shape, threads)?;
     Ok(c)
 }
 
 /// [`matmul`] on the configured thread count (`ENGINE_THREADS`).
-pub fn matmul_auto<T: Element>(
-    a: &[T],
-    b: &[T],
-    shape: (usize, usize, usize),
-) -> Result<Vec<T>, KernelError> {
+pub fn matmul_auto<T: Element>(a: &[T], b: &[T], shape: (usize, usize, usize)) -> Result<Vec<T>, KernelError> {
     matmul(a, b, shape, configured_threads())
 }
 
@@ -112,14 +87,7 @@ unsafe impl<T: Send> Send for SharedOut<T> {}
 unsafe impl<T: Send> Sync for SharedOut<T> {}
 
 /// Computes `C[rows, cols]`.
-fn block<T: Element>(
-    a: &[T],
-    b: &[T],
-    c: SharedOut<T>,
-    plan: Plan,
-    rows: Range<usize>,
-    cols: Range<usize>,
-) {
+fn block<T: Element>(a: &[T], b: &[T], c: SharedOut<T>, plan: Plan, rows: Range<usize>, cols: Range<usize>) {
     let Plan { k, n, .. } = plan;
     let (mr, w) = (rows.len(), cols.len());
     if let (Some(a), Some(b)) = (as_f32(a), as_f32(b)) {
@@ -164,54 +132,22 @@ const GEMV_MAX_M: usize = 2;
 /// # Safety
 /// `a`, `b`, `c` must address `m x k`, `k x n`, `m x n` elements with the given row strides, and `c`
 /// must not be written concurrently by anyone else.
-#[expect(
-    clippy::too_many_arguments,
-    reason = "mirrors the BLAS signature it wraps"
-)]
-unsafe fn sgemm(
-    m: usize,
-    k: usize,
-    n: usize,
-    a: *const f32,
-    lda: usize,
-    b: *const f32,
-    ldb: usize,
-    c: *mut f32,
-    ldc: usize,
-) {
+#[expect(clippy::too_many_arguments, reason = "mirrors the BLAS signature it wraps")]
+unsafe fn sgemm(m: usize, k: usize, n: usize, a: *const f32, lda: usize, b: *const f32, ldb: usize, c: *mut f32, ldc: usize) {
     if m <= GEMV_MAX_M {
         for i in 0..m {
             // SAFETY: row i of A and C and rows 0..k of B are in bounds by this function's contract.
             unsafe {
                 let a_row = std::slice::from_raw_parts(a.add(i * lda), k);
                 let c_row = std::slice::from_raw_parts_mut(c.add(i * ldc), n);
-                gemv_row(
-                    a_row,
-                    |l| std::slice::from_raw_parts(b.add(l * ldb), n),
-                    c_row,
-                );
+                gemv_row(a_row, |l| std::slice::from_raw_parts(b.add(l * ldb), n), c_row);
             }
         }
         return;
     }
     // SAFETY: forwarded from this function's contract.
     unsafe {
-        matrixmultiply::sgemm(
-            m,
-            k,
-            n,
-            1.0,
-            a,
-            lda as isize,
-            1,
-            b,
-            ldb as isize,
-            1,
-            0.0,
-            c,
-            ldc as isize,
-            1,
-        );
+        matrixmultiply::sgemm(m, k, n, 1.0, a, lda as isize, 1, b, ldb as isize, 1, 0.0, c, ldc as isize, 1);
     }
 }
 
@@ -238,12 +174,7 @@ fn gemv_row_portable<'b>(a_row: &[f32], b_row: impl Fn(usize) -> &'b [f32], c: &
 }
 
 #[inline(always)]
-fn gemv_body<'b>(
-    a_row: &[f32],
-    b_row: impl Fn(usize) -> &'b [f32],
-    c: &mut [f32],
-    fma: impl Fn(f32, f32, f32) -> f32,
-) {
+fn gemv_body<'b>(a_row: &[f32], b_row: impl Fn(usize) -> &'b [f32], c: &mut [f32], fma: impl Fn(f32, f32, f32) -> f32) {
     c.fill(0.0);
     // Four rows of B per pass over C: one load and store of C per four FMAs instead of per one.
     let k4 = a_row.len() / 4 * 4;
@@ -251,11 +182,7 @@ fn gemv_body<'b>(
         let (b0, b1, b2, b3) = (b_row(l), b_row(l + 1), b_row(l + 2), b_row(l + 3));
         let (a0, a1, a2, a3) = (a_row[l], a_row[l + 1], a_row[l + 2], a_row[l + 3]);
         for (j, cj) in c.iter_mut().enumerate() {
-            *cj = fma(
-                a3,
-                b3[j],
-                fma(a2, b2[j], fma(a1, b1[j], fma(a0, b0[j], *cj))),
-            );
+            *cj = fma(a3, b3[j], fma(a2, b2[j], fma(a1, b1[j], fma(a0, b0[j], *cj))));
         }
     }
     for (l, &al) in a_row.iter().enumerate().skip(k4) {
@@ -272,11 +199,7 @@ mod tests {
     use crate::cpu::test_helpers::{assert_close, random_vec};
     use half::{bf16, f16};
 
-    fn reference<T: Element>(
-        a: &[T],
-        b: &[T],
-        (m, k, n): (usize, usize, usize),
-    ) -> (Vec<f64>, Vec<f64>) {
+    fn reference<T: Element>(a: &[T], b: &[T], (m, k, n): (usize, usize, usize)) -> (Vec<f64>, Vec<f64>) {
         let mut exact = vec![0f64; m * n];
         let mut scale = vec![0f64; m * n];
         for i in 0..m {
@@ -297,12 +220,7 @@ mod tests {
     // only f32 accumulation (<= k * 2^-24 ~ 6e-5 worst case for k = 1024) and the final narrowing to T
     // (2^-11 for f16, 2^-8 for bf16) remain.
     fn check<T: Element>(tol: f64) {
-        for (shape, threads) in [
-            ((1, 256, 256), 1),
-            ((5, 33, 70), 2),
-            ((32, 512, 512), 2),
-            ((70, 40, 9), 3),
-        ] {
+        for (shape, threads) in [((1, 256, 256), 1), ((5, 33, 70), 2), ((32, 512, 512), 2), ((70, 40, 9), 3)] {
             let a = random_vec::<T>(shape.0 * shape.1, 11);
             let b = random_vec::<T>(shape.1 * shape.2, 12);
             let c = matmul(&a, &b, shape, threads).unwrap();
@@ -349,10 +267,7 @@ mod tests {
                 actual: 5
             }
         );
-        assert_eq!(
-            matmul(&[0f32; 0], &[0.0; 0], (2, 0, 3), 1).unwrap(),
-            vec![0.0; 6]
-        );
+        assert_eq!(matmul(&[0f32; 0], &[0.0; 0], (2, 0, 3), 1).unwrap(), vec![0.0; 6]);
     }
 
     #[test]

@@ -22,7 +22,5 @@ pub use dtype::Element;
 pub use gather::{gather, gather_auto, gather_bytes, gather_into};
 pub use matmul::{matmul, matmul_auto, matmul_bytes, matmul_flops, matmul_into};
 pub use plan::{Plan, Split, cached_plan, plan_cache_len};
-pub use reduce::{
-    reduce_bytes, reduce_flops, reduce_mean_rows, reduce_mean_rows_auto, reduce_mean_rows_into,
-};
+pub use reduce::{reduce_bytes, reduce_flops, reduce_mean_rows, reduce_mean_rows_auto, reduce_mean_rows_into};
 pub use threads::configured_threads;

@@ -46,10 +46,7 @@ impl FmaIsa {
         {
             match self {
                 FmaIsa::Avx512 => std::arch::is_x86_feature_detected!("avx512f"),
-                FmaIsa::Avx2Fma => {
-                    std::arch::is_x86_feature_detected!("avx2")
-                        && std::arch::is_x86_feature_detected!("fma")
-                }
+                FmaIsa::Avx2Fma => std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma"),
                 FmaIsa::Portable => true,
             }
         }
@@ -167,11 +164,7 @@ impl Throughput {
 /// Falls back to the portable loop when `isa` is unavailable (check [`FmaIsa::available`] first to know).
 pub fn measure_fma_peak(isa: FmaIsa, threads: usize, iters: u64) -> Throughput {
     let threads = threads.max(1);
-    let isa = if isa.available() {
-        isa
-    } else {
-        FmaIsa::Portable
-    };
+    let isa = if isa.available() { isa } else { FmaIsa::Portable };
     let barrier = Barrier::new(threads);
     let elapsed = std::thread::scope(|s| {
         let handles: Vec<_> = (0..threads)
@@ -184,20 +177,9 @@ pub fn measure_fma_peak(isa: FmaIsa, threads: usize, iters: u64) -> Throughput {
                 })
             })
             .collect();
-        let spans: Vec<_> = handles
-            .into_iter()
-            .map(|h| h.join().expect("FMA probe thread panicked"))
-            .collect();
-        let start = spans
-            .iter()
-            .map(|s| s.0)
-            .min()
-            .expect("at least one thread");
-        let end = spans
-            .iter()
-            .map(|s| s.1)
-            .max()
-            .expect("at least one thread");
+        let spans: Vec<_> = handles.into_iter().map(|h| h.join().expect("FMA probe thread panicked")).collect();
+        let start = spans.iter().map(|s| s.0).min().expect("at least one thread");
+        let end = spans.iter().map(|s| s.1).max().expect("at least one thread");
         end - start
     });
     Throughput {

@@ -62,17 +62,12 @@ static PLANS: OnceLock<Cache> = OnceLock::new();
 
 fn cache() -> std::sync::MutexGuard<'static, HashMap<(usize, usize, usize), Plan>> {
     // A panic while holding the lock cannot leave a half-written plan (insert is the only write).
-    PLANS
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
+    PLANS.get_or_init(Default::default).lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// The plan for a shape, building and caching it on first use in this process.
 pub(crate) fn plan_for(m: usize, k: usize, n: usize) -> Plan {
-    *cache()
-        .entry((m, k, n))
-        .or_insert_with(|| Plan::build(m, k, n))
+    *cache().entry((m, k, n)).or_insert_with(|| Plan::build(m, k, n))
 }
 
 /// The plan for `m x k x n` if an earlier matmul in this process built it; `None` in a fresh process.

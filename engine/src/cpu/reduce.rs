@@ -24,12 +24,7 @@ pub fn reduce_bytes<T: Element>(len: usize) -> u64 {
 }
 
 /// `out[r] = mean(x[r, :])` for a row-major `x` of `cols` columns, rows split across up to `threads` threads.
-pub fn reduce_mean_rows_into<T: Element>(
-    x: &[T],
-    cols: usize,
-    out: &mut [T],
-    threads: usize,
-) -> Result<(), KernelError> {
+pub fn reduce_mean_rows_into<T: Element>(x: &[T], cols: usize, out: &mut [T], threads: usize) -> Result<(), KernelError> {
     check_threads(threads)?;
     if cols == 0 {
         return Err(KernelError::Empty {
@@ -54,11 +49,7 @@ pub fn reduce_mean_rows_into<T: Element>(
 }
 
 /// Row means in a new vector of `x.len() / cols` entries; see [`reduce_mean_rows_into`].
-pub fn reduce_mean_rows<T: Element>(
-    x: &[T],
-    cols: usize,
-    threads: usize,
-) -> Result<Vec<T>, KernelError> {
+pub fn reduce_mean_rows<T: Element>(x: &[T], cols: usize, threads: usize) -> Result<Vec<T>, KernelError> {
     let mut out = vec![T::default(); x.len().checked_div(cols).unwrap_or(0)];
     reduce_mean_rows_into(x, cols, &mut out, threads)?;
     Ok(out)
@@ -127,17 +118,9 @@ mod tests {
         for (rows, cols, threads) in [(1, 1, 1), (3, 1000, 2), (64, 4096, 2), (8, 150_001, 3)] {
             let x = random_vec::<T>(rows * cols, 9);
             let out = reduce_mean_rows(&x, cols, threads).unwrap();
-            let row = |r: usize| {
-                x[r * cols..(r + 1) * cols]
-                    .iter()
-                    .map(|v| v.to_f32() as f64)
-            };
-            let exact: Vec<f64> = (0..rows)
-                .map(|r| row(r).sum::<f64>() / cols as f64)
-                .collect();
-            let scale: Vec<f64> = (0..rows)
-                .map(|r| row(r).map(f64::abs).sum::<f64>() / cols as f64)
-                .collect();
+            let row = |r: usize| x[r * cols..(r + 1) * cols].iter().map(|v| v.to_f32() as f64);
+            let exact: Vec<f64> = (0..rows).map(|r| row(r).sum::<f64>() / cols as f64).collect();
+            let scale: Vec<f64> = (0..rows).map(|r| row(r).map(f64::abs).sum::<f64>() / cols as f64).collect();
             assert_close(T::NAME, &out, &exact, &scale, tol);
         }
     }

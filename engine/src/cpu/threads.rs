@@ -36,11 +36,7 @@ pub(crate) fn split(len: usize, parts: usize, align: usize) -> Vec<Range<usize>>
 
 /// Runs `f` over disjoint chunks of `out`, `parts` at a time on scoped threads; the first chunk runs on
 /// the calling thread so one thread means no spawn at all.
-pub(crate) fn for_chunks<T: Send>(
-    out: &mut [T],
-    ranges: &[Range<usize>],
-    f: impl Fn(Range<usize>, &mut [T]) + Sync,
-) {
+pub(crate) fn for_chunks<T: Send>(out: &mut [T], ranges: &[Range<usize>], f: impl Fn(Range<usize>, &mut [T]) + Sync) {
     let mut rest = out;
     let mut chunks = Vec::with_capacity(ranges.len());
     let mut offset = 0;

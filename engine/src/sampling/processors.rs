@@ -10,20 +10,11 @@ pub trait LogitsProcessor: Send + Sync {
     fn process(&self, logits: &mut [f32], history: &[u32]);
 }
 
-fn check(
-    name: &'static str,
-    value: f64,
-    ok: bool,
-    accepted: &'static str,
-) -> Result<(), SamplingError> {
+fn check(name: &'static str, value: f64, ok: bool, accepted: &'static str) -> Result<(), SamplingError> {
     if ok && value.is_finite() {
         Ok(())
     } else {
-        Err(SamplingError::InvalidParameter {
-            name,
-            value,
-            accepted,
-        })
+        Err(SamplingError::InvalidParameter { name, value, accepted })
     }
 }
 
@@ -54,12 +45,7 @@ pub struct RepetitionPenalty(f32);
 impl RepetitionPenalty {
     /// `penalty` must be finite and positive; 1 is a no-op, above 1 penalizes.
     pub fn new(penalty: f32) -> Result<Self, SamplingError> {
-        check(
-            "repetition_penalty",
-            penalty.into(),
-            penalty > 0.0,
-            "a finite penalty > 0",
-        )?;
+        check("repetition_penalty", penalty.into(), penalty > 0.0, "a finite penalty > 0")?;
         Ok(RepetitionPenalty(penalty))
     }
 }
@@ -94,10 +80,7 @@ impl LogitsProcessor for TopK {
         if self.0 >= logits.len() {
             return;
         }
-        let kept: Vec<(u32, f32)> = top_k_indices(logits, self.0)
-            .into_iter()
-            .map(|i| (i, logits[i as usize]))
-            .collect();
+        let kept: Vec<(u32, f32)> = top_k_indices(logits, self.0).into_iter().map(|i| (i, logits[i as usize])).collect();
         logits.fill(f32::NEG_INFINITY);
         for (i, l) in kept {
             logits[i as usize] = l;
@@ -107,17 +90,11 @@ impl LogitsProcessor for TopK {
 
 /// Softmax probabilities in f64 (NaN and `-inf` get 0); all zeros when nothing is finite.
 pub(crate) fn probabilities(logits: &[f32]) -> Vec<f64> {
-    let max = logits
-        .iter()
-        .map(|&l| key(l))
-        .fold(f32::NEG_INFINITY, f32::max);
+    let max = logits.iter().map(|&l| key(l)).fold(f32::NEG_INFINITY, f32::max);
     if max == f32::NEG_INFINITY {
         return vec![0.0; logits.len()];
     }
-    let mut p: Vec<f64> = logits
-        .iter()
-        .map(|&l| ((key(l) - max) as f64).exp())
-        .collect();
+    let mut p: Vec<f64> = logits.iter().map(|&l| ((key(l) - max) as f64).exp()).collect();
     let total: f64 = p.iter().sum();
     p.iter_mut().for_each(|x| *x /= total);
     p
@@ -140,14 +117,8 @@ impl LogitsProcessor for TopP {
     fn process(&self, logits: &mut [f32], _history: &[u32]) {
         let probs = probabilities(logits);
         // Only candidates need sorting; after a top-k in the chain that is k entries, not V.
-        let mut order: Vec<u32> = (0..logits.len() as u32)
-            .filter(|&i| probs[i as usize] > 0.0)
-            .collect();
-        order.sort_unstable_by(|&a, &b| {
-            probs[b as usize]
-                .total_cmp(&probs[a as usize])
-                .then(a.cmp(&b))
-        });
+        let mut order: Vec<u32> = (0..logits.len() as u32).filter(|&i| probs[i as usize] > 0.0).collect();
+        order.sort_unstable_by(|&a, &b| probs[b as usize].total_cmp(&probs[a as usize]).then(a.cmp(&b)));
         let mut mass = 0.0;
         let keep = order
             .iter()
@@ -170,22 +141,14 @@ pub struct MinP(f64);
 impl MinP {
     /// `min_p` must be in [0, 1]; 0 keeps everything, 1 keeps only the maximum (and its ties).
     pub fn new(min_p: f64) -> Result<Self, SamplingError> {
-        check(
-            "min_p",
-            min_p,
-            (0.0..=1.0).contains(&min_p),
-            "0 <= min_p <= 1",
-        )?;
+        check("min_p", min_p, (0.0..=1.0).contains(&min_p), "0 <= min_p <= 1")?;
         Ok(MinP(min_p))
     }
 }
 
 impl LogitsProcessor for MinP {
     fn process(&self, logits: &mut [f32], _history: &[u32]) {
-        let max = logits
-            .iter()
-            .map(|&l| key(l))
-            .fold(f32::NEG_INFINITY, f32::max);
+        let max = logits.iter().map(|&l| key(l)).fold(f32::NEG_INFINITY, f32::max);
         if max == f32::NEG_INFINITY {
             return;
         }
@@ -266,10 +229,7 @@ mod tests {
         for bad in [0.0, -1.0, f32::NAN, f32::INFINITY] {
             assert!(matches!(
                 Temperature::new(bad),
-                Err(SamplingError::InvalidParameter {
-                    name: "temperature",
-                    ..
-                })
+                Err(SamplingError::InvalidParameter { name: "temperature", .. })
             ));
         }
     }
@@ -277,9 +237,7 @@ mod tests {
     #[test]
     fn repetition_penalty_divides_positive_multiplies_negative_once_per_token() {
         let mut l = vec![2.0, -2.0, 1.0, 0.0, 3.0];
-        RepetitionPenalty::new(2.0)
-            .unwrap()
-            .process(&mut l, &[0, 1, 1, 1, 3, 99]);
+        RepetitionPenalty::new(2.0).unwrap().process(&mut l, &[0, 1, 1, 1, 3, 99]);
         assert_eq!(l, [1.0, -4.0, 1.0, 0.0, 3.0]);
     }
 
@@ -289,16 +247,10 @@ mod tests {
         for k in [1, 50, 31_999] {
             let mut l = logits.clone();
             TopK::new(k).unwrap().process(&mut l, &[]);
-            let mut want: Vec<usize> = top_k_indices_full_sort(&logits, k)
-                .into_iter()
-                .map(|i| i as usize)
-                .collect();
+            let mut want: Vec<usize> = top_k_indices_full_sort(&logits, k).into_iter().map(|i| i as usize).collect();
             want.sort_unstable();
             assert_eq!(kept(&l), want);
-            assert!(
-                want.iter().all(|&i| l[i] == logits[i]),
-                "kept values unchanged"
-            );
+            assert!(want.iter().all(|&i| l[i] == logits[i]), "kept values unchanged");
         }
         assert!(TopK::new(0).is_err());
     }
@@ -306,12 +258,7 @@ mod tests {
     #[test]
     fn top_p_keeps_smallest_prefix_reaching_p() {
         let l = from_probs(&[0.05, 0.5, 0.15, 0.3]);
-        for (p, want) in [
-            (0.4, vec![1]),
-            (0.7, vec![1, 3]),
-            (0.9, vec![1, 2, 3]),
-            (1.0, vec![0, 1, 2, 3]),
-        ] {
+        for (p, want) in [(0.4, vec![1]), (0.7, vec![1, 3]), (0.9, vec![1, 2, 3]), (1.0, vec![0, 1, 2, 3])] {
             let mut x = l.clone();
             TopP::new(p).unwrap().process(&mut x, &[]);
             assert_eq!(kept(&x), want, "p = {p}");
@@ -335,10 +282,7 @@ mod tests {
                 mass - smallest
             );
             // The kept set is a prefix by probability: nothing dropped beats anything kept.
-            let dropped_max = (0..x.len())
-                .filter(|i| x[*i] == NEG)
-                .map(|i| probs[i])
-                .fold(0.0, f64::max);
+            let dropped_max = (0..x.len()).filter(|i| x[*i] == NEG).map(|i| probs[i]).fold(0.0, f64::max);
             assert!(dropped_max <= smallest);
         }
     }
@@ -346,12 +290,7 @@ mod tests {
     #[test]
     fn min_p_keeps_tokens_at_least_min_p_of_max() {
         let l = from_probs(&[0.05, 0.5, 0.15, 0.3]);
-        for (min_p, want) in [
-            (0.0, vec![0, 1, 2, 3]),
-            (0.25, vec![1, 2, 3]),
-            (0.5, vec![1, 3]),
-            (1.0, vec![1]),
-        ] {
+        for (min_p, want) in [(0.0, vec![0, 1, 2, 3]), (0.25, vec![1, 2, 3]), (0.5, vec![1, 3]), (1.0, vec![1])] {
             let mut x = l.clone();
             MinP::new(min_p).unwrap().process(&mut x, &[]);
             assert_eq!(kept(&x), want, "min_p = {min_p}");
@@ -373,12 +312,8 @@ mod tests {
         let mut by_chain = logits.clone();
         chain.process(&mut by_chain, &history);
         let mut by_hand = logits;
-        RepetitionPenalty::new(1.3)
-            .unwrap()
-            .process(&mut by_hand, &history);
-        Temperature::new(0.7)
-            .unwrap()
-            .process(&mut by_hand, &history);
+        RepetitionPenalty::new(1.3).unwrap().process(&mut by_hand, &history);
+        Temperature::new(0.7).unwrap().process(&mut by_hand, &history);
         TopK::new(100).unwrap().process(&mut by_hand, &history);
         TopP::new(0.9).unwrap().process(&mut by_hand, &history);
         MinP::new(0.05).unwrap().process(&mut by_hand, &history);

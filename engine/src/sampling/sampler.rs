@@ -21,9 +21,12 @@ pub fn greedy(logits: &[f32]) -> Result<u32, SamplingError> {
         .iter()
         .enumerate()
         // `>` keeps the first of equal maxima.
-        .fold((0, f32::NEG_INFINITY), |(bi, bv), (i, &l)| {
-            if key(l) > bv { (i, key(l)) } else { (bi, bv) }
-        });
+        .fold(
+            (0, f32::NEG_INFINITY),
+            |(bi, bv), (i, &l)| {
+                if key(l) > bv { (i, key(l)) } else { (bi, bv) }
+            },
+        );
     if value == f32::NEG_INFINITY {
         return Err(SamplingError::NoFiniteLogits { len: logits.len() });
     }
@@ -73,11 +76,7 @@ impl Sampler {
     }
 
     /// Rewrites `logits` with the chain and returns the chosen token.
-    pub fn next_token(
-        &mut self,
-        logits: &mut [f32],
-        history: &[u32],
-    ) -> Result<u32, SamplingError> {
+    pub fn next_token(&mut self, logits: &mut [f32], history: &[u32]) -> Result<u32, SamplingError> {
         self.chain.process(logits, history);
         match &mut self.rng {
             None => greedy(logits),
@@ -106,9 +105,7 @@ mod tests {
         let mut sampler = Sampler::seeded(chain(), seed);
         let mut history = Vec::new();
         for _ in 0..steps {
-            let mut logits: Vec<f32> = (0..vocab)
-                .map(|_| logits_rng.random_range(-4.0..4.0))
-                .collect();
+            let mut logits: Vec<f32> = (0..vocab).map(|_| logits_rng.random_range(-4.0..4.0)).collect();
             let t = sampler.next_token(&mut logits, &history).unwrap();
             history.push(t);
         }
@@ -160,10 +157,7 @@ mod tests {
         let mut rng = ChaCha8Rng::seed_from_u64(5);
         assert_eq!(greedy(&[]).unwrap_err(), SamplingError::EmptyLogits);
         let all_filtered = [f32::NEG_INFINITY, f32::NAN];
-        assert_eq!(
-            greedy(&all_filtered).unwrap_err(),
-            SamplingError::NoFiniteLogits { len: 2 }
-        );
+        assert_eq!(greedy(&all_filtered).unwrap_err(), SamplingError::NoFiniteLogits { len: 2 });
         assert_eq!(
             sample(&all_filtered, &mut rng).unwrap_err(),
             SamplingError::NoFiniteLogits { len: 2 }

@@ -10,11 +10,7 @@ pub(crate) fn key(x: f32) -> f32 {
 /// Descending by logit, ties towards the lower index: a total order, so partial and full sort keep the
 /// same set.
 fn by_logit_desc(logits: &[f32]) -> impl Fn(&u32, &u32) -> Ordering + '_ {
-    |&a, &b| {
-        key(logits[b as usize])
-            .total_cmp(&key(logits[a as usize]))
-            .then(a.cmp(&b))
-    }
+    |&a, &b| key(logits[b as usize]).total_cmp(&key(logits[a as usize])).then(a.cmp(&b))
 }
 
 /// Indices of the `k` largest logits, largest first, by partial selection: O(V + k log k).
@@ -30,10 +26,7 @@ pub fn top_k_indices(logits: &[f32], k: usize) -> Vec<u32> {
     }
     let mut values: Vec<f32> = logits.iter().map(|&l| key(l)).collect();
     let (_, &mut threshold, _) = values.select_nth_unstable_by(k - 1, |a, b| b.total_cmp(a));
-    let above = values[..k - 1]
-        .iter()
-        .filter(|v| v.total_cmp(&threshold).is_gt())
-        .count();
+    let above = values[..k - 1].iter().filter(|v| v.total_cmp(&threshold).is_gt()).count();
     let mut ties_left = k - above;
     let mut idx = Vec::with_capacity(k);
     for (i, &l) in logits.iter().enumerate() {
@@ -69,9 +62,7 @@ mod tests {
         let mut rng = ChaCha8Rng::seed_from_u64(42);
         for vocab in [1, 7, 1000, 32_000, 151_936] {
             // Quantized logits, so there are many ties for the tie-break to settle.
-            let logits: Vec<f32> = (0..vocab)
-                .map(|_| (rng.random_range(-40..40) as f32) * 0.25)
-                .collect();
+            let logits: Vec<f32> = (0..vocab).map(|_| (rng.random_range(-40..40) as f32) * 0.25).collect();
             for k in [1, 2, 40, 1000, vocab, vocab + 5] {
                 assert_eq!(
                     top_k_indices(&logits, k),
