@@ -1,5 +1,7 @@
 //! The scenario suites: `cargo run --release -p scenarios` runs the default suite.
 
+mod cuda;
+
 use harness::{Scenario, Throughput};
 
 harness::scenario!(Scenario::check("smoke/passes", || ()));
