@@ -10,13 +10,13 @@ fn main() {
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
         .unwrap_or_else(|_| "unknown".into());
     println!("cargo:rustc-env=HARNESS_RUSTC_VERSION={version}");
-    if let Ok(o) = Command::new("git").args(["rev-parse", "HEAD"]).output() {
-        if o.status.success() {
-            println!(
-                "cargo:rustc-env=HARNESS_BUILD_GIT_COMMIT={}",
-                String::from_utf8_lossy(&o.stdout).trim()
-            );
-        }
+    if let Ok(o) = Command::new("git").args(["rev-parse", "HEAD"]).output()
+        && o.status.success()
+    {
+        println!(
+            "cargo:rustc-env=HARNESS_BUILD_GIT_COMMIT={}",
+            String::from_utf8_lossy(&o.stdout).trim()
+        );
     }
     // Rebuild when the checked-out commit moves, so the fallback commit is never stale.
     if let Ok(o) = Command::new("git").args(["rev-parse", "--git-dir"]).output() {

@@ -31,6 +31,12 @@ pub enum Error {
         /// Where and what.
         detail: String,
     },
+    /// A directory given to `report` holds none of the results files.
+    #[error("'{}' holds no results.json, detect.json or compare.json to report on", dir.display())]
+    NoResults {
+        /// The directory.
+        dir: PathBuf,
+    },
     /// A binary did not answer like a harness suite.
     #[error("'{}' is not a harness suite binary: {detail}", path.display())]
     NotASuite {

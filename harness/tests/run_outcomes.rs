@@ -272,3 +272,71 @@ fn lists_like_libtest_for_nextest() {
     let out = Command::new(FIXTURE).args(["--list", "order/"]).output().unwrap();
     assert!(String::from_utf8_lossy(&out.stdout).ends_with("\n6 tests, 0 benchmarks\n"));
 }
+
+#[test]
+fn target_ci_adds_runs_only_where_the_interval_is_too_wide() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run_fixture(
+        dir.path(),
+        &[
+            "adaptive/",
+            "--repeat",
+            "3",
+            "--target-ci",
+            "5",
+            "--max-repeat",
+            "12",
+            "--seed",
+            "5",
+        ],
+        &[],
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let r = results(dir.path());
+    let n = |name: &str| r.runs.iter().filter(|x| x.scenario == name).count();
+    assert_eq!(n("adaptive/tight"), 3, "tight enough after the first batch");
+    let noisy = r.summaries.iter().find(|s| s.scenario == "adaptive/noisy").unwrap();
+    let width = noisy.metrics[0].stats.rel_half_width.unwrap();
+    // +-50% uniform noise cannot reach a 5% half-width in 12 runs: it gets the cap.
+    assert_eq!(n("adaptive/noisy"), 12, "half-width {width}");
+    assert!(width > 0.05);
+}
+
+/// Leaf tests the libtest-binary test below runs in child processes of this very binary.
+#[test]
+fn leaf_passes() {}
+
+#[test]
+fn leaf_fails_when_asked() {
+    assert!(std::env::var_os("HARNESS_LEAF_FAIL").is_none(), "asked to fail");
+}
+
+#[test]
+fn runs_an_ordinary_libtest_binary_one_process_per_test() {
+    let dir = tempfile::tempdir().unwrap();
+    let me = std::env::current_exe().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_harness"))
+        .args(["run", "--test-bin"])
+        .arg(&me)
+        .args(["leaf_", "--repeat", "2", "--seed", "1", "--out"])
+        .arg(dir.path().join("out"))
+        .env("HARNESS_LEAF_FAIL", "1")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let r = results(dir.path());
+    assert_eq!(r.runs.len(), 4);
+    for run in &r.runs {
+        match run.scenario.as_str() {
+            "leaf_passes" => assert_eq!(run.outcome, Outcome::Passed),
+            "leaf_fails_when_asked" => {
+                assert!(
+                    matches!(&run.outcome, Outcome::Failed { message } if message.contains("asked to fail")),
+                    "{:?}",
+                    run.outcome
+                )
+            }
+            other => panic!("unexpected {other}"),
+        }
+    }
+}

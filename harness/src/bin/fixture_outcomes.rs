@@ -86,12 +86,31 @@ harness::scenario!(Scenario::measure("measure/two_level", |b| {
         .and_then(|s| s.trim().parse::<u64>().ok())
         .unwrap_or(0);
     let _ = std::fs::write(&path, (count + 1).to_string());
-    let level = if count % 2 == 0 { 1.0 } else { 1.3 };
+    let level = if count.is_multiple_of(2) { 1.0 } else { 1.3 };
     let values = (0..b.iterations())
         .map(|i| level * (1.0 + 0.01 * ((i % 5) as f64 - 2.0) / 2.0))
         .collect();
     b.record_iterations("level", Unit::Other("units".into()), harness::Better::Lower, values);
 }));
+
+/// A per-process value from the pid, spread uniformly over [0, 1): different in every process.
+fn per_process_uniform() -> f64 {
+    let mut z = u64::from(std::process::id()).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    z ^= z >> 29;
+    (z % 10_000) as f64 / 10_000.0
+}
+
+// For --target-ci: one measurement whose processes agree to 0.1%, one that spreads +-50%.
+harness::scenario!(Scenario::measure("adaptive/tight", |b| b.record(
+    "value",
+    Unit::Nanoseconds,
+    100.0 * (1.0 + 0.001 * per_process_uniform())
+)));
+harness::scenario!(Scenario::measure("adaptive/noisy", |b| b.record(
+    "value",
+    Unit::Nanoseconds,
+    100.0 * (0.5 + per_process_uniform())
+)));
 
 fn main() -> ExitCode {
     harness::main()

@@ -20,9 +20,20 @@ pub struct Args {
 
 /// Subcommands.
 #[derive(Debug, Subcommand)]
+#[expect(clippy::large_enum_variant, reason = "parsed once per process; boxing would only add noise")]
 pub enum Command {
     /// Run scenarios, each repetition in a fresh process (the default).
     Run(RunArgs),
+    /// Re-render index.html of a run, detect or compare directory from its results files.
+    Report(ReportArgs),
+}
+
+/// Options of `report`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ReportArgs {
+    /// The directory holding results.json / detect.json / compare.json.
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
 }
 
 /// libtest's `--format`.

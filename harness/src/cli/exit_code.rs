@@ -19,7 +19,7 @@ impl ExitCodes {
     pub fn for_error(e: &Error) -> u8 {
         match e {
             Error::InvalidFlag { .. } | Error::NothingMatched { .. } | Error::OutDir { .. } | Error::BadResultsFile { .. } => Self::USAGE,
-            Error::NotASuite { .. } | Error::NotATestBinary { .. } => Self::USAGE,
+            Error::NotASuite { .. } | Error::NotATestBinary { .. } | Error::NoResults { .. } => Self::USAGE,
             Error::Io { .. } => Self::HARNESS,
         }
     }

@@ -18,7 +18,7 @@ use clap::Parser;
 use crate::errors::Error;
 use crate::events::Reporter;
 use crate::execute::{Listed, SuiteBinary, Target};
-use crate::report::{JsonWriter, JsonlWriter, OutDir, ProgressReporter, SummaryReporter, write_csv};
+use crate::report::{JsonWriter, JsonlWriter, OutDir, ProgressReporter, SummaryReporter, write_csv, write_html};
 use crate::suite::Variant;
 
 /// Run the CLI for a binary whose registered scenarios are `variants`.
@@ -42,6 +42,7 @@ pub fn run(variants: &[Variant]) -> ExitCode {
 fn dispatch(args: Args, variants: &[Variant]) -> Result<u8, Error> {
     let run_args = match args.command {
         Some(args::Command::Run(r)) => r,
+        Some(args::Command::Report(r)) => return report_command(&r),
         None => args.run,
     };
     let own = list::listed(variants);
@@ -78,8 +79,14 @@ fn run_command(run_args: args::RunArgs, own: Vec<Listed>) -> Result<u8, Error> {
     let mut reporters: Vec<&mut dyn Reporter> = vec![&mut jsonl, &mut json, &mut progress, &mut summary];
     let results = crate::run::run(target.as_ref(), &selected, &config, &mut reporters)?;
     write_csv(&out.file("results.csv"), &results)?;
+    println!("report: {}", write_html(out.path())?.display());
     let _ = std::fs::remove_dir(&config.scratch);
     println!("results: {}", out.path().display());
     let failed = results.summaries.iter().any(|s| s.verdict.is_failure());
     Ok(if failed { ExitCodes::FAILURES } else { ExitCodes::OK })
+}
+
+fn report_command(r: &args::ReportArgs) -> Result<u8, Error> {
+    println!("report: {}", write_html(&r.dir)?.display());
+    Ok(ExitCodes::OK)
 }

@@ -1,14 +1,14 @@
 //! `run_process`: spawn one child in its own process group, its stdout and stderr going to
 //! files, and wait for it with a timeout.
 //!
-//! Output goes to files rather than pipes so a grandchild that keeps the descriptors open can
+//! Output goes to in-memory files rather than pipes so a grandchild that keeps the descriptors open can
 //! never hang the parent, and the wait uses a pidfd so a run costs no polling latency.
 
 use std::ffi::OsString;
 use std::fs::File;
-use std::io::{self, Read};
+use std::io::{self, Read, Seek, SeekFrom};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
@@ -58,14 +58,14 @@ pub struct ProcessOutput {
 
 /// Spawn, wait (killing the process group at the timeout), and collect the output.
 pub fn run_process(spec: &ProcessSpec) -> io::Result<ProcessOutput> {
-    let out_path = spec.scratch.join(format!("{}.out", spec.id));
-    let err_path = spec.scratch.join(format!("{}.err", spec.id));
+    let mut out_file = capture_file(spec, "out")?;
+    let mut err_file = capture_file(spec, "err")?;
     let mut cmd = Command::new(&spec.program);
     cmd.args(&spec.args)
         .envs(spec.env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
-        .stdout(File::create(&out_path)?)
-        .stderr(File::create(&err_path)?)
+        .stdout(out_file.try_clone()?)
+        .stderr(err_file.try_clone()?)
         .process_group(0);
     let start = Instant::now();
     let mut child = cmd.spawn()?;
@@ -73,11 +73,25 @@ pub fn run_process(spec: &ProcessSpec) -> io::Result<ProcessOutput> {
     let wall = start.elapsed();
     // Whatever the child left behind in its group (a hung grandchild) goes with it.
     kill_group(child.id());
-    let stdout = read_kept(&out_path);
-    let stderr = read_kept(&err_path);
-    let _ = std::fs::remove_file(&out_path);
-    let _ = std::fs::remove_file(&err_path);
+    let stdout = read_kept(&mut out_file);
+    let stderr = read_kept(&mut err_file);
     Ok(ProcessOutput { end, stdout, stderr, wall })
+}
+
+/// An anonymous in-memory file (memfd) for captured output: no directory entries to create or
+/// remove per run. Falls back to an unlinked file in the scratch directory.
+fn capture_file(spec: &ProcessSpec, stream: &str) -> io::Result<File> {
+    let name = std::ffi::CString::new(format!("harness-{stream}")).expect("no NUL in name");
+    // SAFETY: memfd_create takes a NUL-terminated name and flags and returns a new fd or -1.
+    let fd = unsafe { libc::memfd_create(name.as_ptr(), libc::MFD_CLOEXEC) };
+    if fd >= 0 {
+        // SAFETY: fd is a fresh descriptor that nothing else owns.
+        return Ok(unsafe { <File as std::os::fd::FromRawFd>::from_raw_fd(fd) });
+    }
+    let path = spec.scratch.join(format!("{}.{stream}", spec.id));
+    let f = File::options().create(true).truncate(true).read(true).write(true).open(&path)?;
+    std::fs::remove_file(&path)?;
+    Ok(f)
 }
 
 fn wait(child: &mut Child, timeout: Option<Duration>) -> io::Result<ProcessEnd> {
@@ -144,9 +158,9 @@ fn kill_group(pgid: u32) {
     unsafe { libc::killpg(pgid as libc::pid_t, libc::SIGKILL) };
 }
 
-fn read_kept(path: &Path) -> String {
+fn read_kept(file: &mut File) -> String {
     let mut bytes = Vec::new();
-    if File::open(path).and_then(|mut f| f.read_to_end(&mut bytes)).is_err() {
+    if file.seek(SeekFrom::Start(0)).and_then(|_| file.read_to_end(&mut bytes)).is_err() {
         return String::new();
     }
     if bytes.len() <= 2 * KEEP_BYTES {

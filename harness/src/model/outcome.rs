@@ -93,7 +93,7 @@ impl Outcome {
             Outcome::Failed { .. } => "failed".into(),
             Outcome::Skipped { reason } => format!("skipped ({reason})"),
             Outcome::Crashed { signal, .. } => format!("crashed ({signal})"),
-            Outcome::TimedOut { after_s } => format!("timed out ({after_s:.0} s)"),
+            Outcome::TimedOut { after_s } => format!("timed out after {after_s:.1} s"),
             Outcome::NoResult { exit_code } => format!("no result (exit {exit_code})"),
             Outcome::ProtocolGarbage { .. } => "protocol garbage".into(),
             Outcome::NotRun => "not run".into(),

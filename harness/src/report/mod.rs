@@ -2,6 +2,7 @@
 //! or a function of a [`ResultsFile`](crate::model::ResultsFile).
 
 mod csv;
+pub mod html;
 mod json;
 mod jsonl;
 mod out_dir;
@@ -9,6 +10,7 @@ mod progress;
 mod terminal;
 
 pub use csv::write_csv;
+pub use html::write_html;
 pub use json::{JsonWriter, read_results, write_json};
 pub use jsonl::JsonlWriter;
 pub use out_dir::OutDir;

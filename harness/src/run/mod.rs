@@ -99,10 +99,10 @@ pub fn run(
     loop {
         let mut failure: Option<Error> = None;
         scheduler.execute(batch, &mut order, |record| {
-            if failure.is_none() {
-                if let Err(e) = emit(reporters, &RunEvent::RunFinished { record: &record }) {
-                    failure = Some(e);
-                }
+            if failure.is_none()
+                && let Err(e) = emit(reporters, &RunEvent::RunFinished { record: &record })
+            {
+                failure = Some(e);
             }
             records.push(record);
         });

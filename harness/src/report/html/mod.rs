@@ -1,0 +1,38 @@
+//! The HTML report: [`write_html`] renders whichever results files a directory holds into one
+//! self-contained `index.html` (inline CSS, inline script, inline SVG charts; nothing fetched).
+//!
+//! Data and rendering are apart: `inputs` reads the detect and compare files, `context` builds
+//! the plain `ReportContext`, `render` and `plot/` turn it into HTML. Every string from a
+//! scenario or a results file passes through `escape`.
+
+mod context;
+mod escape;
+mod inputs;
+mod plot;
+mod render;
+
+use std::path::{Path, PathBuf};
+
+use crate::errors::Error;
+
+/// Reads `results.json` (with `results.jsonl` for a cut-short run), `detect.json` +
+/// `detect-run.json` and `compare.json` + `compare-run.json` + `compare.md`, whichever exist
+/// in `dir`, and writes `dir/index.html`. Returns its path.
+///
+/// A malformed file is an [`Error::BadResultsFile`] naming the file, line and column; a
+/// directory with none of them is [`Error::NoResults`].
+pub fn write_html(dir: &Path) -> Result<PathBuf, Error> {
+    let ctx = context::ReportContext::load(dir)?;
+    let html = render::render(&ctx);
+    let path = dir.join("index.html");
+    let tmp = dir.join("index.html.tmp");
+    std::fs::write(&tmp, html).map_err(|source| Error::Io {
+        what: format!("writing {}", tmp.display()),
+        source,
+    })?;
+    std::fs::rename(&tmp, &path).map_err(|source| Error::Io {
+        what: format!("renaming {} to {}", tmp.display(), path.display()),
+        source,
+    })?;
+    Ok(path)
+}
