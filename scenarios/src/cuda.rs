@@ -15,8 +15,22 @@ use engine::cuda::{
 use engine::errors::CudaError;
 use harness::{Bencher, Scenario, Throughput, Unit};
 
-/// The race buffer: 256 MiB, large enough that the fill is still running when the read starts.
-const RACE_WORDS: usize = 64 << 20;
+/// The race buffer's size in MiB, from `SCENARIOS_CUDA_RACE_MIB` (default below): the fill must
+/// still be running when the readback starts, and how long that takes differs between machines.
+const RACE_MIB_VAR: &str = "SCENARIOS_CUDA_RACE_MIB";
+const RACE_MIB_DEFAULT: usize = 256;
+
+fn race_words() -> usize {
+    let mib = match std::env::var(RACE_MIB_VAR) {
+        Ok(v) => v
+            .parse::<usize>()
+            .ok()
+            .filter(|&m| m >= 2)
+            .unwrap_or_else(|| panic!("{RACE_MIB_VAR}={v:?} is not valid: expected an integer >= 2")),
+        Err(_) => RACE_MIB_DEFAULT,
+    };
+    mib << 18
+}
 /// Words read back from the END of the buffer (1 MiB): the fill reaches the end last.
 const TAIL_WORDS: usize = 256 << 10;
 const OLD: u32 = 0x0DDC_0FFE;
@@ -80,7 +94,8 @@ harness::scenarios!(|| vec![
 fn warm_up_sibling() {
     let ctx = gpu();
     let stream = ok(ctx.new_stream().map_err(CudaError::driver("cuStreamCreate")));
-    let buf = ok(DeviceBuffer::alloc(&ctx, RACE_WORDS));
+    let words = race_words();
+    let buf = ok(DeviceBuffer::alloc(&ctx, words));
     let mut host = vec![0u32; TAIL_WORDS];
     for _ in 0..8 {
         // SAFETY: our buffer, our stream.
@@ -89,7 +104,7 @@ fn warm_up_sibling() {
         });
         ok(stream.synchronize().map_err(CudaError::driver("cuStreamSynchronize")));
         // SAFETY: the tail lies inside the buffer; the fill above completed.
-        ok(unsafe { result::memcpy_dtoh_sync(&mut host, buf.ptr_at(RACE_WORDS - TAIL_WORDS)) }.map_err(CudaError::driver("cuMemcpyDtoH")));
+        ok(unsafe { result::memcpy_dtoh_sync(&mut host, buf.ptr_at(words - TAIL_WORDS)) }.map_err(CudaError::driver("cuMemcpyDtoH")));
     }
     assert!(host.iter().all(|&w| w == OLD), "warm-up readback after synchronize was wrong");
 }
@@ -100,7 +115,8 @@ fn warm_up_sibling() {
 fn legacy_readback_after_nonblocking_fill() -> Result<(), String> {
     let ctx = gpu();
     let stream = ok(ctx.new_stream().map_err(CudaError::driver("cuStreamCreate")));
-    let buf = ok(DeviceBuffer::alloc(&ctx, RACE_WORDS));
+    let words = race_words();
+    let buf = ok(DeviceBuffer::alloc(&ctx, words));
     // SAFETY (all calls below): our buffer and stream; host slices are TAIL_WORDS long and the tail
     // lies inside the buffer.
     driver("cuMemsetD32Async", unsafe {
@@ -108,12 +124,14 @@ fn legacy_readback_after_nonblocking_fill() -> Result<(), String> {
     });
     ok(stream.synchronize().map_err(CudaError::driver("cuStreamSynchronize")));
 
+    let issued = Instant::now();
     driver("cuMemsetD32Async", unsafe {
         sys::cuMemsetD32Async(buf.ptr(), NEW, buf.len(), stream.cu_stream())
     });
     let mut host = vec![0u32; TAIL_WORDS];
-    let tail = buf.ptr_at(RACE_WORDS - TAIL_WORDS);
+    let tail = buf.ptr_at(words - TAIL_WORDS);
     ok(unsafe { result::memcpy_dtoh_sync(&mut host, tail) }.map_err(CudaError::driver("cuMemcpyDtoH")));
+    let read_back = issued.elapsed();
     let stale = host.iter().filter(|&&w| w != NEW).count();
 
     // The fill itself is not in doubt: after a synchronize the same read sees it whole.
@@ -121,6 +139,15 @@ fn legacy_readback_after_nonblocking_fill() -> Result<(), String> {
     let mut after = vec![0u32; TAIL_WORDS];
     ok(unsafe { result::memcpy_dtoh_sync(&mut after, tail) }.map_err(CudaError::driver("cuMemcpyDtoH")));
     assert!(after.iter().all(|&w| w == NEW), "the fill never landed: this is not the race");
+    let filled = issued.elapsed();
+    println!(
+        "race: fill of {} MiB; legacy readback of the last {} KiB returned {:.1} us after the fill was issued, \
+         fill done by {:.1} us; {stale} of {TAIL_WORDS} words stale",
+        words >> 18,
+        TAIL_WORDS >> 8,
+        read_back.as_secs_f64() * 1e6,
+        filled.as_secs_f64() * 1e6
+    );
 
     if stale == 0 {
         Ok(())
@@ -139,15 +166,16 @@ fn test_stream_readback_is_complete() -> Result<(), String> {
     const MARKER_WORDS: usize = 16;
     let ctx = gpu();
     let ts = ok(TestStream::new(&ctx));
-    let mut buf = ok(ts.alloc(RACE_WORDS));
+    let words = race_words();
+    let mut buf = ok(ts.alloc(words));
     let mut host = vec![0u32; TAIL_WORDS];
     let mut partial = 0usize;
     for round in 0..ROUNDS {
         let value = NEW ^ round;
         let marker: Vec<u32> = (0..MARKER_WORDS as u32).map(|i| round.wrapping_mul(31) + i).collect();
         ok(ts.fill(&mut buf, value));
-        ok(ts.write(&mut buf, RACE_WORDS - MARKER_WORDS, &marker));
-        ok(ts.read(&buf, RACE_WORDS - TAIL_WORDS, &mut host));
+        ok(ts.write(&mut buf, words - MARKER_WORDS, &marker));
+        ok(ts.read(&buf, words - TAIL_WORDS, &mut host));
         let (body, tail) = host.split_at(TAIL_WORDS - MARKER_WORDS);
         if body.iter().any(|&w| w != value) || tail != marker.as_slice() {
             partial += 1;
