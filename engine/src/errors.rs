@@ -1,4 +1,4 @@
-//! Error types of the engine, one enum per module: [`ConfigError`], [`KernelError`], [`SamplingError`], [`KvCacheError`].
+//! Error types of the engine, one enum per module: [`ConfigError`], [`KernelError`], [`SamplingError`], [`KvCacheError`], [`CudaError`].
 
 use thiserror::Error;
 
@@ -140,4 +140,66 @@ pub enum KvCacheError {
         /// Tokens in the sequence.
         len: usize,
     },
+}
+
+/// A CUDA operation failed, or CUDA is not there to run it. See [`crate::cuda`].
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum CudaError {
+    /// No usable driver, device or NVRTC on this machine; the reason says which.
+    #[error("CUDA is unavailable: {0}")]
+    Unavailable(crate::cuda::Unavailable),
+    /// A driver call returned an error code.
+    #[error("{call} failed: {source}")]
+    Driver {
+        /// The driver entry point or cudarc function, e.g. `cuMemCreate`.
+        call: &'static str,
+        /// The driver's error.
+        source: cudarc::driver::DriverError,
+    },
+    /// NVRTC could not compile the engine's kernels; the log is NVRTC's.
+    #[error("NVRTC compile of the engine kernels for {arch} failed: {log}")]
+    Compile {
+        /// The target passed to NVRTC, e.g. `sm_90`.
+        arch: String,
+        /// NVRTC's message and log.
+        log: String,
+    },
+    /// A host slice and offset reach past the end of a device buffer.
+    #[error("{what}: words {offset}..{end} are out of range for a buffer of {len} words")]
+    OutOfRange {
+        /// The operation, e.g. `TestStream::read`.
+        what: &'static str,
+        /// First word.
+        offset: usize,
+        /// One past the last word.
+        end: usize,
+        /// Words in the buffer.
+        len: usize,
+    },
+    /// The KV cache was asked to hold more tokens than its reserved address range.
+    #[error("device kv cache: {requested} tokens requested, the reserved range holds {max_tokens}")]
+    KvReservationExceeded {
+        /// Tokens asked for.
+        requested: usize,
+        /// Tokens the reservation holds.
+        max_tokens: usize,
+    },
+    /// A device KV cache parameter is zero.
+    #[error("device kv cache {field} = {value} is not valid: expected a positive number")]
+    InvalidKvConfig {
+        /// The field, e.g. `stride_bytes`.
+        field: &'static str,
+        /// The value passed in.
+        value: usize,
+    },
+    /// Stream capture ended without producing a graph.
+    #[error("stream capture of the decode step produced no graph")]
+    EmptyCapture,
+}
+
+impl CudaError {
+    /// Wraps a driver error with the call that returned it.
+    pub fn driver(call: &'static str) -> impl FnOnce(cudarc::driver::DriverError) -> CudaError {
+        move |source| CudaError::Driver { call, source }
+    }
 }

@@ -20,13 +20,16 @@
 //! - [`kv_cache`] module: [`kv_cache::KvCache`], a pool of fixed-size pages that sequences allocate, grow and
 //!   free; exhaustion and double free are errors that leave the pool unchanged, and
 //!   [`kv_cache::KvCache::check_invariants`] verifies no page is leaked or shared.
+//! - [`cuda`] module: CUDA through cudarc, loaded at run time. [`cuda::availability`] says whether a
+//!   driver and device are there (never panics); a VMM-backed [`cuda::DeviceKvCache`]; a
+//!   [`cuda::DecodeStep`] replayed from a CUDA graph unless `ENGINE_CUDA_GRAPH=0`; with the
+//!   `test-support` feature, [`cuda::TestStream`].
 //! - [`errors`] module: one `thiserror` enum per module.
-//!
-//! CUDA is not part of this crate yet; `ENGINE_EP=cuda` is parsed and recorded only.
 #![warn(missing_docs)]
 
 pub mod config;
 pub mod cpu;
+pub mod cuda;
 pub mod errors;
 pub mod kv_cache;
 pub mod sampling;

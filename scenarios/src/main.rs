@@ -7,6 +7,8 @@
 //! - `sampling/` ([`sampling`]): each logits processor, greedy, the full chain, and top-k by partial
 //!   selection beside the full sort, at 32k and 152k vocabularies.
 //! - `kv_cache/` ([`kv_cache`]): page allocation and sequence growth.
+//! - `cuda/` ([`cuda`]): the cross-stream readback race and its TestStream fix, graph captures under
+//!   `ENGINE_CUDA_GRAPH`, bandwidth, KV growth and decode launch latency; skipped without a CUDA driver.
 //! - `check/`: correctness of each of the above against f64 or reference implementations, and config
 //!   checks ([`config`]) in which env-matrix variants each freeze their own `ENGINE_*` value.
 //!
@@ -15,6 +17,7 @@
 //! so this suite stays green.
 
 mod config;
+mod cuda;
 mod inputs;
 mod kernels;
 mod kv_cache;

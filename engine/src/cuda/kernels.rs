@@ -1,0 +1,105 @@
+//! The engine's CUDA kernels: [`SOURCE`] compiled once per process by NVRTC for device 0's
+//! architecture into [`Kernels`].
+
+use std::sync::OnceLock;
+
+use cudarc::driver::{CudaFunction, LaunchConfig};
+use cudarc::nvrtc::{CompileOptions, compile_ptx_with_opts};
+
+use super::{context, device_info_with_nvrtc};
+use crate::errors::CudaError;
+
+/// CUDA C source of every engine kernel.
+///
+/// The decode kernels read the token position from device memory (`pos`), not from a launch
+/// argument: arguments are frozen into a captured graph, memory is not, so one captured step can be
+/// replayed for every position. `advance` moves the position on the device at the end of a step.
+pub const SOURCE: &str = r#"
+extern "C" __global__ void copy_u4(const uint4* __restrict__ src, uint4* __restrict__ dst, unsigned long long n) {
+    unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        dst[i] = src[i];
+    }
+}
+
+// Writes token *pos's row for one layer: a value every reference can recompute exactly.
+extern "C" __global__ void append_kv(float* kv, const int* pos, int row, int layer, int width) {
+    int j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= width) return;
+    int p = *pos;
+    kv[(size_t)p * row + (size_t)layer * width + j] = (float)((p * 31 + j * 7 + layer * 13) % 1024);
+}
+
+// out[layer][j] = mean of the layer's column j over the last `window` tokens up to *pos.
+extern "C" __global__ void attend(const float* kv, const int* pos, float* out, int row, int layer, int width, int window) {
+    int j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= width) return;
+    int p = *pos;
+    int first = p - window + 1;
+    if (first < 0) first = 0;
+    float s = 0.0f;
+    for (int t = first; t <= p; ++t) s += kv[(size_t)t * row + (size_t)layer * width + j];
+    out[(size_t)layer * width + j] = s / (float)(p - first + 1);
+}
+
+extern "C" __global__ void advance(int* pos) {
+    if (blockIdx.x == 0 && threadIdx.x == 0) *pos += 1;
+}
+"#;
+
+/// The compiled kernels of [`SOURCE`].
+#[derive(Debug)]
+pub struct Kernels {
+    /// `copy_u4(src, dst, n16)`: grid-stride copy of `n16` 16-byte words.
+    pub copy_u4: CudaFunction,
+    /// `append_kv(kv, pos, row, layer, width)`.
+    pub append_kv: CudaFunction,
+    /// `attend(kv, pos, out, row, layer, width, window)`.
+    pub attend: CudaFunction,
+    /// `advance(pos)`.
+    pub advance: CudaFunction,
+    /// Streaming multiprocessors, for sizing grids.
+    pub multiprocessors: u32,
+}
+
+impl Kernels {
+    /// A grid that fills every SM once for `copy_u4` (grid-stride loops do the rest).
+    pub fn copy_config(&self) -> LaunchConfig {
+        LaunchConfig {
+            grid_dim: (self.multiprocessors * 4, 1, 1),
+            block_dim: (512, 1, 1),
+            shared_mem_bytes: 0,
+        }
+    }
+}
+
+/// The kernels, compiled and loaded on first call; later calls return the same ones.
+pub fn kernels() -> Result<&'static Kernels, CudaError> {
+    static KERNELS: OnceLock<Result<Kernels, CudaError>> = OnceLock::new();
+    KERNELS.get_or_init(compile).as_ref().map_err(Clone::clone)
+}
+
+fn compile() -> Result<Kernels, CudaError> {
+    let info = device_info_with_nvrtc()?;
+    let (major, minor) = info.compute_capability;
+    // NVRTC takes a &'static str; this runs once per process.
+    let arch: &'static str = Box::leak(format!("sm_{major}{minor}").into_boxed_str());
+    let opts = CompileOptions {
+        arch: Some(arch),
+        ..Default::default()
+    };
+    let ptx = compile_ptx_with_opts(SOURCE, opts).map_err(|e| CudaError::Compile {
+        arch: arch.to_owned(),
+        log: e.to_string(),
+    })?;
+    let ctx = context()?;
+    let module = ctx.load_module(ptx).map_err(CudaError::driver("cuModuleLoadData"))?;
+    let load = |name: &'static str| module.load_function(name).map_err(CudaError::driver("cuModuleGetFunction"));
+    Ok(Kernels {
+        copy_u4: load("copy_u4")?,
+        append_kv: load("append_kv")?,
+        attend: load("attend")?,
+        advance: load("advance")?,
+        multiprocessors: info.multiprocessors,
+    })
+}
