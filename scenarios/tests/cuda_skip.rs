@@ -36,6 +36,7 @@ fn cuda_scenarios_are_skipped_with_the_reason_when_there_is_no_driver() {
             "0",
             "--seed",
             "1",
+            "--include-ignored",
             "--out",
         ])
         .arg(dir.path().join("out"))
