@@ -287,9 +287,14 @@ fn detect_group(
                         e.detail = format!("{} (value of {})", e.detail, b.metric);
                         e
                     }));
-                    if let Some(c) = found.culprits.first() {
-                        // Fresh runs the search did not select: the culprit then this scenario,
-                        // interleaved with this scenario alone, so both see the same machine load.
+                    // Each localized candidate is tested on fresh runs: the candidate then this
+                    // scenario, interleaved with this scenario alone, so both see the same machine
+                    // load. Candidates whose shift is significant after Bonferroni across the
+                    // candidates are the culprits; the most significant one's test (with its
+                    // Bonferroni-scaled p, which Benjamini-Hochberg then adjusts across scenarios)
+                    // is reported.
+                    let tried = found.culprits.len() as f64;
+                    for c in &found.culprits {
                         let key = (c.clone(), name.clone());
                         if !confirm_cache.contains_key(&key) {
                             let mut v = (Vec::new(), Vec::new());
@@ -314,8 +319,16 @@ fn detect_group(
                         let (alone, after) = &confirm_cache[&key];
                         let reference: Vec<f64> = alone.iter().filter_map(|o| b.value_of(o)).collect();
                         let sample: Vec<f64> = after.iter().filter_map(|o| b.value_of(o)).collect();
-                        fresh = shift_test(b.ratio, &reference, &sample);
-                        culprits = found.culprits.clone();
+                        let Some(mut t) = shift_test(b.ratio, &reference, &sample) else {
+                            continue;
+                        };
+                        t.p_value = (t.p_value * tried).min(1.0);
+                        if t.p_value <= ALPHA {
+                            culprits.push(c.clone());
+                            if fresh.as_ref().is_none_or(|f: &ShiftTest| t.p_value < f.p_value) {
+                                fresh = Some(t);
+                            }
+                        }
                     }
                 }
                 if let Some(test) = fresh.or_else(|| b.test(&sample)) {

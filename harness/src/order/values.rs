@@ -12,9 +12,12 @@ use crate::stats::{mann_whitney_u, welch_interval};
 /// Half-width of the screening band in robust standard deviations (1.4826 MAD, the normal-
 /// consistent scale of the median absolute deviation).
 pub const SCREEN_SIGMAS: f64 = 4.0;
-/// Smallest relative change screened as a shift, so constant isolated values (zero spread) do
-/// not turn rounding into findings.
-pub const MIN_REL_SHIFT: f64 = 0.10;
+/// Smallest relative change screened as a shift. In-suite runs differ from isolated ones by
+/// 10-20% with no culprit at all on a loaded 2-core machine (warm caches, the first scenario of a
+/// process paying the page faults), and a screen below that sends localization after noise. The
+/// screen only picks runs to localize from: smaller shifts are still tested, with every in-suite
+/// run, by the Benjamini-Hochberg-adjusted comparison (reported without a culprit).
+pub const MIN_REL_SHIFT: f64 = 0.25;
 /// Adjusted p-value below which a shift is reported.
 pub const ALPHA: f64 = 0.05;
 
