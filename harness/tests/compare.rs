@@ -105,7 +105,9 @@ fn a_a_has_no_regression_and_an_injected_slowdown_is_found() {
     assert_eq!(verdict(&rows, "work/scaled", "latency_ns"), "regressed", "{md}");
     let row = rows.iter().find(|r| r["metric"] == "latency_ns").unwrap();
     let ratio = row["ratio"].as_f64().unwrap();
-    assert!((2.2..4.0).contains(&ratio), "ratio {ratio}");
+    // The true ratio is 3; a loaded 2-core machine preempts some processes for milliseconds, so
+    // the bound is wide: it catches an inverted or unscaled ratio, not noise.
+    assert!((1.5..6.0).contains(&ratio), "ratio {ratio}");
     // A counter has no better direction: it changed, but is never a regression.
     assert_eq!(verdict(&rows, "work/scaled", "work_units"), "inconclusive");
     assert_eq!(code, 1, "--fail-on-regression exits 1");
