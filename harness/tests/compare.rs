@@ -1,5 +1,5 @@
 //! `harness compare` on real processes: two copies of one fixture binary (A/A) yield no
-//! `regressed`; a 2x slowdown injected through `--candidate-env` is `regressed`; result
+//! `regressed`; a 3x slowdown injected through `--candidate-env` is `regressed`; result
 //! directories compare unpaired; `--fail-on-regression` gates.
 
 use std::path::{Path, PathBuf};
@@ -9,6 +9,14 @@ use serde_json::Value;
 
 const FIXTURE: &str = env!("CARGO_BIN_EXE_fixture_compare");
 const HARNESS: &str = env!("CARGO_BIN_EXE_harness");
+
+/// The measuring tests take turns: on a 2-core machine two of them at once would be each other's
+/// noise, which is what `compare` exists to see through, not what these tests are about.
+static MEASURING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn measuring() -> std::sync::MutexGuard<'static, ()> {
+    MEASURING.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 fn temp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("harness-compare-{}-{name}", std::process::id()));
@@ -49,6 +57,7 @@ fn verdict<'a>(rows: &'a [Value], name: &str, metric: &str) -> &'a str {
 
 #[test]
 fn a_a_has_no_regression_and_an_injected_slowdown_is_found() {
+    let _turn = measuring();
     let dir = temp("aa");
     let (a, b) = two_copies(&dir);
     let out = dir.join("aa-out");
@@ -157,6 +166,7 @@ fn bad_inputs_name_the_flag() {
 
 #[test]
 fn calibrate_writes_bands_that_compare_uses() {
+    let _turn = measuring();
     let dir = temp("cal");
     let (a, b) = two_copies(&dir);
     let cal = dir.join("cal");
