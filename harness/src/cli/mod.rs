@@ -71,7 +71,7 @@ fn run_command(run_args: args::RunArgs, own: Vec<Listed>) -> Result<u8, Error> {
         options::TargetChoice::Libtest(p) => Box::new(crate::execute::LibtestBinary::new(p)),
     };
     let listed = target.list()?;
-    let (selected, _ignored) = opts.selection.apply(&listed);
+    let (selected, ignored) = opts.selection.apply(&listed);
     if selected.is_empty() {
         return Err(Error::NothingMatched {
             filters: opts.selection.filters.clone(),
@@ -87,6 +87,10 @@ fn run_command(run_args: args::RunArgs, own: Vec<Listed>) -> Result<u8, Error> {
     let mut reporters: Vec<&mut dyn Reporter> = vec![&mut jsonl, &mut json, &mut progress, &mut summary];
     let results = crate::run::run(target.as_ref(), &selected, &config, &mut reporters)?;
     write_csv(&out.file("results.csv"), &results)?;
+    for l in &ignored {
+        // Like libtest: say what was left out and why (run them with --ignored / --include-ignored).
+        println!("ignored  {}  ({})", l.name, l.ignored.as_deref().unwrap_or(""));
+    }
     println!("report: {}", write_html(out.path())?.display());
     let _ = std::fs::remove_dir(&config.scratch);
     println!("results: {}", out.path().display());
