@@ -6,6 +6,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+#[path = "common/report_fixture.rs"]
+mod report_fixture;
+
 fn chromium() -> Option<PathBuf> {
     let fixed = Path::new("/usr/bin/chromium");
     if fixed.exists() {
@@ -70,25 +73,7 @@ fn headless(chromium: &Path, profile: &Path, extra: &[&str], page: &Path) -> (St
 /// A run directory of the fixture suite with the detect and compare fixtures beside it, so the
 /// page has every section.
 fn full_report(dir: &Path) -> PathBuf {
-    let state = dir.join("state");
-    std::fs::create_dir_all(&state).unwrap();
-    let out = dir.join("out");
-    let o = Command::new(env!("CARGO_BIN_EXE_fixture_report"))
-        .args([
-            "--out",
-            out.to_str().unwrap(),
-            "--seed",
-            "7",
-            "--repeat",
-            "8",
-            "--iterations",
-            "5",
-            "--warmup",
-            "1",
-        ])
-        .env("FIXTURE_REPORT_STATE", &state)
-        .output()
-        .unwrap();
+    let (o, out) = report_fixture::fixture_run(dir);
     assert_eq!(o.status.code(), Some(1), "{}", String::from_utf8_lossy(&o.stderr));
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/report");
     for f in ["detect.json", "detect-run.json", "compare.json", "compare-run.json", "compare.md"] {

@@ -4,6 +4,9 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+#[path = "common/report_fixture.rs"]
+mod report_fixture;
+
 fn fresh_dir(tag: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("harness-report-html-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -13,25 +16,7 @@ fn fresh_dir(tag: &str) -> PathBuf {
 
 /// Runs the fixture suite into `dir/out` and returns that directory.
 fn fixture_run(dir: &Path) -> PathBuf {
-    let state = dir.join("state");
-    std::fs::create_dir_all(&state).unwrap();
-    let out = dir.join("out");
-    let o = Command::new(env!("CARGO_BIN_EXE_fixture_report"))
-        .args([
-            "--out",
-            out.to_str().unwrap(),
-            "--seed",
-            "7",
-            "--repeat",
-            "8",
-            "--iterations",
-            "5",
-            "--warmup",
-            "1",
-        ])
-        .env("FIXTURE_REPORT_STATE", &state)
-        .output()
-        .unwrap();
+    let (o, out) = report_fixture::fixture_run(dir);
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert_eq!(
         o.status.code(),

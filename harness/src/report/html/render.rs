@@ -92,6 +92,16 @@ fn verdict_badge(v: Verdict) -> String {
     badge(v.as_str())
 }
 
+/// The labelled, shell-quoted command that reproduces a run.
+fn reproduce(out: &mut String, label: &str, command: &[String]) {
+    let _ = write!(
+        out,
+        "<p class=\"label\">{}</p><pre class=\"cmd\"><code>{}</code></pre>",
+        e(label),
+        e(&shell_join(command))
+    );
+}
+
 /// The command as a shell line: arguments with anything beyond `[A-Za-z0-9_./:=,+-]` quoted.
 pub(crate) fn shell_join(args: &[String]) -> String {
     args.iter()
@@ -180,11 +190,7 @@ fn run_overview(out: &mut String, run: &RunContext) {
         e(&m.harness_version),
         m.format_version
     );
-    let _ = write!(
-        out,
-        "<p class=\"label\">Reproduce (same seed, same order):</p><pre class=\"cmd\"><code>{}</code></pre>",
-        e(&shell_join(&m.command))
-    );
+    reproduce(out, "Reproduce (same seed, same order):", &m.command);
     let _ = write!(
         out,
         "<details><summary>Execution order ({} scenarios)</summary><ol class=\"order\">",
@@ -442,11 +448,7 @@ fn detect(out: &mut String, d: &DetectContext) {
         r.format_version
     );
     if !r.command.is_empty() {
-        let _ = write!(
-            out,
-            "<p class=\"label\">Reproduce:</p><pre class=\"cmd\"><code>{}</code></pre>",
-            e(&shell_join(&r.command))
-        );
+        reproduce(out, "Reproduce:", &r.command);
     }
     if !r.schedules.is_empty() {
         let _ = write!(out, "<details><summary>Schedules ({})</summary><ul>", r.schedules.len());
@@ -600,11 +602,7 @@ fn compare(out: &mut String, c: &CompareContext) {
         r.format_version
     );
     if !r.command.is_empty() {
-        let _ = write!(
-            out,
-            "<p class=\"label\">Reproduce:</p><pre class=\"cmd\"><code>{}</code></pre>",
-            e(&shell_join(&r.command))
-        );
+        reproduce(out, "Reproduce:", &r.command);
     }
     out.push_str("<div class=\"chips\">");
     for word in ["regressed", "improved", "inconclusive", "unchanged"] {
