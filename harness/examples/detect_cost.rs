@@ -11,7 +11,7 @@
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-use harness::order::{DetectConfig, OrderTarget, SimScenario, SimTarget, detect};
+use harness::detect::{DetectConfig, OrderTarget, SimScenario, SimTarget, detect};
 use harness::plan::SeededOrder;
 
 const N: usize = 100;

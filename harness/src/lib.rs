@@ -14,7 +14,7 @@ pub mod events;
 pub mod execute;
 pub mod host;
 pub mod model;
-pub mod order;
+pub mod detect;
 pub mod plan;
 pub mod report;
 pub mod run;

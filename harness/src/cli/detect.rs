@@ -12,7 +12,7 @@ use crate::clock;
 use crate::errors::Error;
 use crate::execute::{LibtestBinary, Listed, SuiteBinary};
 use crate::model::{DETECT_FORMAT_VERSION, DetectEntry, DetectRun, OrderVerdict, RunCounts};
-use crate::order::{DetectConfig, Exact, OrderTarget, detect, write_detect_json, write_detect_run, write_summary};
+use crate::detect::{DetectConfig, Exact, OrderTarget, detect, write_detect_json, write_detect_run, write_summary};
 use crate::plan::Selection;
 use crate::report::OutDir;
 

@@ -1,4 +1,4 @@
-//! Order dependence: does a scenario's result (or measured value) depend on what ran before it
+//! `detect`, order dependence: does a scenario's result (or measured value) depend on what ran before it
 //! in the same process, and which scenario is the culprit. Entry point: [`detect`].
 //!
 //! Each scenario runs R times alone (the trusted reference) and in shared processes: the
@@ -10,7 +10,7 @@
 //! See docs/failure-modes.md for the method and its limits.
 
 pub mod classify;
-pub mod detect;
+pub mod pipeline;
 pub mod hazards;
 pub mod localize;
 pub mod probe;
@@ -20,11 +20,11 @@ pub mod simulate;
 pub mod subject;
 pub mod values;
 
-pub use detect::{DetectConfig, DetectResult, detect};
+pub use pipeline::{DetectConfig, DetectResult, detect};
 pub use probe::{Observation, Prober};
 pub use report::{write_detect_json, write_detect_run, write_summary};
 pub use simulate::{SimScenario, SimTarget};
 pub use subject::{Exact, OrderTarget};
 
 #[cfg(test)]
-mod detect_tests;
+mod pipeline_tests;

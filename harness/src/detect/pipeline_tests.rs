@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use super::detect::{DetectConfig, DetectResult, detect};
+use super::pipeline::{DetectConfig, DetectResult, detect};
 use super::simulate::{SimScenario, SimTarget};
 use super::subject::OrderTarget;
 use crate::model::OrderVerdict;
