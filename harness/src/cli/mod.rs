@@ -2,6 +2,7 @@
 //! errors to exit statuses. Nothing below `cli/` sees clap types.
 
 mod args;
+mod compare;
 mod compare_args;
 mod detect;
 mod detect_args;
@@ -48,9 +49,9 @@ fn dispatch(args: Args, variants: &[Variant]) -> Result<u8, Error> {
         Some(args::Command::Run(r)) => r,
         Some(args::Command::Report(r)) => return report_command(&r),
         Some(args::Command::Detect(d)) => return detect::run(&d, list::listed(variants)),
-        Some(args::Command::Compare(c)) => return crate::compare::run_compare(&compare_args::compare_options(&c, !variants.is_empty())?),
+        Some(args::Command::Compare(c)) => return compare::compare(&compare_args::compare_options(&c, !variants.is_empty())?),
         Some(args::Command::Calibrate(c)) => {
-            return crate::compare::run_calibrate(&compare_args::calibrate_options(&c, !variants.is_empty())?);
+            return compare::calibrate(&compare_args::calibrate_options(&c, !variants.is_empty())?);
         }
         None => args.run,
     };

@@ -71,3 +71,10 @@ impl Reporter for ProgressReporter {
         Ok(())
     }
 }
+
+impl Drop for ProgressReporter {
+    fn drop(&mut self) {
+        // A command that ends without `Finished` (calibrate, an error) leaves no bar behind.
+        self.bar.finish_and_clear();
+    }
+}
