@@ -62,7 +62,7 @@ pub(crate) fn run(a: &DetectArgs, own: Vec<Listed>) -> Result<u8, Error> {
     config.scratch = out.scratch()?;
     let mut jsonl = JsonlWriter::new(out.file("results.jsonl"));
     let mut files = DetectFiles::new(out.path().to_owned());
-    let mut progress = ProgressReporter::default();
+    let mut progress = ProgressReporter::default().without_failure_lines();
     let mut summary = DetectSummary::new(std::io::stdout());
     let mut html = HtmlReporter::new(out.path().to_owned(), std::io::stdout());
     let mut reporters = Reporters::new();

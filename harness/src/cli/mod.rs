@@ -23,7 +23,7 @@ use crate::errors::Error;
 use crate::events::Reporters;
 use crate::execute::{SuiteBinary, Target};
 use crate::model::Listed;
-use crate::report::{JsonWriter, JsonlWriter, OutDir, ProgressReporter, SummaryReporter, write_csv, write_html};
+use crate::report::{CsvWriter, HtmlReporter, JsonWriter, JsonlWriter, OutDir, ProgressReporter, SummaryReporter, write_html};
 use crate::suite::Variant;
 
 /// Run the CLI for a binary whose registered scenarios are `variants`.
@@ -84,17 +84,17 @@ fn run_command(run_args: args::RunArgs, own: Vec<Listed>) -> Result<u8, Error> {
     config.scratch = out.scratch()?;
     let mut jsonl = JsonlWriter::new(out.file("results.jsonl"));
     let mut json = JsonWriter::new(out.file("results.json"));
+    let mut csv = CsvWriter::new(out.file("results.csv"));
     let mut progress = ProgressReporter::default();
     let mut summary = SummaryReporter::new(std::io::stdout());
+    let mut html = HtmlReporter::new(out.path().to_owned(), std::io::stdout());
     let mut reporters = Reporters::new();
-    reporters.push(&mut jsonl).push(&mut json).push(&mut progress).push(&mut summary);
+    reporters.push(&mut jsonl).push(&mut json).push(&mut csv).push(&mut progress).push(&mut summary).push(&mut html);
     let results = crate::run::run(target.as_ref(), &selected, &config, &mut reporters)?;
-    write_csv(&out.file("results.csv"), &results)?;
     for l in &ignored {
         // Like libtest: say what was left out and why (run them with --ignored / --include-ignored).
         println!("ignored  {}  ({})", l.name, l.ignored.as_deref().unwrap_or(""));
     }
-    println!("report: {}", write_html(out.path())?.display());
     let _ = std::fs::remove_dir(&config.scratch);
     println!("results: {}", out.path().display());
     let failed = results.summaries.iter().any(|s| s.verdict.is_failure());
