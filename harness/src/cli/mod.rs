@@ -1,5 +1,8 @@
 //! The command line: `args` (clap) parses, `options` validates, `exit_code` maps results and
 //! errors to exit statuses. Nothing below `cli/` sees clap types.
+//!
+//! The only module that maps outcomes to exit codes ([`ExitCodes`]) and wires reporters onto each
+//! command; may import everything, and nothing imports it.
 
 mod args;
 mod compare;
