@@ -16,6 +16,7 @@ pub mod localize;
 pub mod probe;
 pub mod report;
 pub mod schedule;
+#[cfg(any(test, feature = "test-support"))]
 pub mod simulate;
 pub mod subject;
 pub mod values;
@@ -23,6 +24,7 @@ pub mod values;
 pub use pipeline::{DetectConfig, DetectResult, detect};
 pub use probe::{Observation, Prober};
 pub use report::{write_detect_json, write_detect_run, write_summary};
+#[cfg(any(test, feature = "test-support"))]
 pub use simulate::{SimScenario, SimTarget};
 pub use subject::{Exact, OrderTarget};
 
