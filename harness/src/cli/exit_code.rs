@@ -20,6 +20,7 @@ impl ExitCodes {
         match e {
             Error::InvalidFlag { .. } | Error::NothingMatched { .. } | Error::BadResultsFile { .. } => Self::USAGE,
             Error::NotASuite { .. } | Error::NotATestBinary { .. } | Error::NoResults { .. } => Self::USAGE,
+            Error::DuplicateScenario { .. } => Self::USAGE,
             // An output directory that cannot be created or written is an I/O failure, as the
             // README documents, even when the path was the user's choice.
             Error::OutDir { .. } | Error::Io { .. } => Self::HARNESS,
