@@ -14,8 +14,8 @@ use super::args::RunArgs;
 use super::exit_code::ExitCodes;
 use super::options::SMOKE;
 use crate::errors::Error;
-use crate::execute::{Listed, SuiteBinary, Target, TargetRequest};
-use crate::model::Outcome;
+use crate::execute::{SuiteBinary, Target, TargetRequest};
+use crate::model::{Listed, Outcome};
 
 /// nextest sets `NEXTEST_RUN_ID` (and `NEXTEST`) in every test process it starts.
 pub(crate) fn invoked_by_nextest() -> bool {
