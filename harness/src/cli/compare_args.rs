@@ -84,7 +84,7 @@ fn settings(a: &SessionArgs) -> RunSettings {
 }
 
 fn this_binary(flag: &'static str) -> Result<PathBuf, Error> {
-    std::env::current_exe().map_err(|e| invalid(flag, "<this binary>", &format!("cannot locate the current executable: {e}")))
+    std::env::current_exe().map_err(|e| invalid(flag, "<this binary>", format!("cannot locate the current executable: {e}")))
 }
 
 /// Validate `compare`'s arguments. `own_suite`: this binary registers scenarios, so it can be

@@ -1,5 +1,7 @@
-//! The command line: `args` (clap) parses, `options` validates, `exit_code` maps results and
-//! errors to exit statuses. Nothing below `cli/` sees clap types.
+//! The command line: `args` (clap, with the typed parsers of `values`) parses, `options`
+//! validates and applies each command's defaults, `exit_code` maps results and errors to exit
+//! statuses, `libtest_mode` answers test runners (nextest, `cargo test`). Nothing below `cli/`
+//! sees clap types.
 
 mod args;
 mod compare_args;
