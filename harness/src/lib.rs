@@ -17,6 +17,7 @@ pub mod model;
 pub mod detect;
 pub mod plan;
 pub mod report;
+mod reproduce;
 pub mod run;
 pub mod stats;
 pub mod suite;
