@@ -1,5 +1,7 @@
-//! The command line: `args` (clap) parses, `options` validates, `exit_code` maps results and
-//! errors to exit statuses. Nothing below `cli/` sees clap types.
+//! The command line: `args` (clap, with the typed parsers of `values`) parses, `options`
+//! validates and applies each command's defaults, `exit_code` maps results and errors to exit
+//! statuses, `libtest_mode` answers test runners (nextest, `cargo test`). Nothing below `cli/`
+//! sees clap types.
 //!
 //! The only module that maps outcomes to exit codes ([`ExitCodes`]) and wires reporters onto each
 //! command; may import everything, and nothing imports it.
@@ -13,6 +15,7 @@ mod exit_code;
 mod libtest_mode;
 mod list;
 mod options;
+mod values;
 
 pub use args::Args;
 pub use exit_code::ExitCodes;
@@ -34,7 +37,12 @@ pub fn run(variants: &[Variant]) -> ExitCode {
     let args = match Args::try_parse() {
         Ok(a) => a,
         Err(e) => {
-            let _ = e.print();
+            match values::invalid_value_message(&e) {
+                Some(message) => eprintln!("error: {message}"),
+                None => {
+                    let _ = e.print();
+                }
+            }
             return ExitCode::from(if e.use_stderr() { ExitCodes::USAGE } else { ExitCodes::OK });
         }
     };
@@ -48,6 +56,8 @@ pub fn run(variants: &[Variant]) -> ExitCode {
 }
 
 fn dispatch(args: Args, variants: &[Variant]) -> Result<u8, Error> {
+    // Without a subcommand a test runner may be driving this binary (see `libtest_mode`).
+    let implicit = args.command.is_none();
     let run_args = match args.command {
         Some(args::Command::Run(r)) => r,
         Some(args::Command::Report(r)) => return report_command(&r),
@@ -62,7 +72,7 @@ fn dispatch(args: Args, variants: &[Variant]) -> Result<u8, Error> {
     if run_args.list {
         return list::print_list(&run_args, &own);
     }
-    if libtest_mode::invoked_by_nextest() {
+    if implicit && !run_args.bench && (libtest_mode::invoked_by_nextest() || libtest_mode::invoked_by_cargo_test()) {
         return libtest_mode::run(&run_args, &own);
     }
     run_command(run_args, own)
@@ -75,7 +85,10 @@ fn run_command(run_args: args::RunArgs, own: Vec<Listed>) -> Result<u8, Error> {
         options::TargetChoice::Suite(p) => Box::new(SuiteBinary::new(p)),
         options::TargetChoice::Libtest(p) => Box::new(crate::execute::LibtestBinary::new(p)),
     };
-    let listed = target.list()?;
+    let mut listed = target.list()?;
+    if opts.measures_only {
+        listed.retain(|l| l.kind == crate::model::ScenarioKind::Measure);
+    }
     let (selected, ignored) = opts.selection.apply(&listed);
     if selected.is_empty() {
         return Err(Error::NothingMatched {
