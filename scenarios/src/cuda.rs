@@ -17,9 +17,9 @@ use harness::{Bencher, Scenario, Throughput, Unit};
 
 /// The race buffer's size in MiB, from `SCENARIOS_CUDA_RACE_MIB` (default below): the fill must
 /// still be running when the readback starts, and how long that takes differs between machines.
-/// On one H200 (2026-12-02) 256 MiB never raced alone and 512 raced in 4 of 20 isolated runs; on
-/// another (2026-12-03) 512 raced in every run. So the race scenarios sweep the size as env-matrix
-/// variants ([`RACE_SWEEP_MIB`]) and `scripts/race_sweep.py` reads detect's verdict per size.
+/// On an H200 on 2026-12-02, 512 MiB raced in 4 of 20 isolated runs; on 2026-12-03 in 18 of 20
+/// (docs/gpu.md). So the race scenarios sweep the size as env-matrix variants ([`RACE_SWEEP_MIB`])
+/// and `scripts/race_sweep.py` reads detect's verdict per size.
 const RACE_MIB_VAR: &str = "SCENARIOS_CUDA_RACE_MIB";
 const RACE_MIB_DEFAULT: usize = 512;
 /// Fill sizes of the race scenarios' variants: from sizes the fill usually wins to sizes it loses.
