@@ -8,6 +8,9 @@
 //! directories are compared unpaired (Welch on logs), which is the blocked design and says so.
 //! `calibrate` runs a binary against itself to measure each scenario's noise band.
 //! See docs/statistics.md, "Comparing builds".
+//!
+//! Owns the compare pipeline and its files (as reporters); may import `execute`, `events`, `model`,
+//! `plan`, `stats` and `report`'s writers; never `cli` (it returns a `CompareOutcome`).
 
 mod analyze;
 mod calibrate;

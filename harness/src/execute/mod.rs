@@ -3,6 +3,9 @@
 //!
 //! Every way a child can end (pass, fail, skip, signal, timeout, silent exit, garbage on the
 //! result channel) becomes an [`Outcome`](crate::model::Outcome); none of them ends the harness.
+//!
+//! [`Executor`] is the one path by which `run`, `detect` and `compare` start a process. May import
+//! `model`, `events`, `errors` and (child side) `suite`; never `plan`, `report` or a command.
 
 pub(crate) mod child;
 mod executor;

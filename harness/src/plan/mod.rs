@@ -1,4 +1,6 @@
 //! Planning a run: which variants, how many isolated repetitions, in what seeded order.
+//!
+//! May import `model` only.
 
 mod shuffle;
 

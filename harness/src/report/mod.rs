@@ -1,5 +1,10 @@
 //! Reporters: each output format in its own file, each a [`Reporter`](crate::events::Reporter)
 //! or a function of a [`ResultsFile`](crate::model::ResultsFile).
+//!
+//! Owns the outputs every command shares (results.jsonl/json/csv, progress, terminal, index.html)
+//! and the one atomic writer (`files`) every output file goes through; a command's own files
+//! (detect.json, compare.json, ...) are reporters in that command's module. May import `model`,
+//! `events`, `stats`; never `cli`, `run`, `detect` or `compare`.
 
 mod csv;
 mod files;

@@ -4,6 +4,8 @@
 //! the constants and the simulations that back each claim. Each file holds one concept:
 //! [`Sample`] (validated input), [`Interval`], [`summarize`] (the runner's entry point),
 //! proportions, hypothesis tests with Benjamini-Hochberg, and power.
+//!
+//! Imports nothing of the crate: pure functions of numbers.
 
 pub mod autocorr;
 mod dist;

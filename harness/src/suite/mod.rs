@@ -6,6 +6,8 @@
 //! harness::scenarios!(|| sizes().map(|s| Scenario::measure(format!("add/{s}"), move |b| b.iter(|| add(s)))).collect());
 //! fn main() -> std::process::ExitCode { harness::main() }
 //! ```
+//!
+//! May import `model` only.
 
 mod bencher;
 mod registry;
