@@ -1,12 +1,12 @@
 //! harness: scenarios (checks and measurements) run in fresh processes, in a seeded shuffled
 //! order, repeated, with a confidence interval on every measurement.
 //!
-//! Pipeline: [`suite`] (what users write) -> [`plan`] (which runs, what order) -> [`execute`]
+//! Pipeline: `suite` (what users write: [`Scenario`], [`Bencher`], the `scenario!` macros) -> [`plan`] (which runs, what order) -> [`execute`]
 //! (one process per run) -> [`events`] -> [`report`]; [`model`] holds the records every stage
 //! passes along and [`stats`] the statistics.
 #![warn(missing_docs)]
 
-pub mod cli;
+pub(crate) mod cli;
 mod clock;
 pub mod compare;
 pub mod errors;
@@ -19,10 +19,10 @@ pub mod plan;
 pub mod report;
 pub mod run;
 pub mod stats;
-pub mod suite;
+mod suite;
 
 pub use model::{Better, Unit};
-pub use suite::{Bencher, Scenario, Throughput, skip};
+pub use suite::{Bencher, CheckResult, Scenario, Source, Throughput, skip};
 
 use std::process::ExitCode;
 
@@ -55,5 +55,6 @@ pub fn main() -> ExitCode {
 
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::suite::Registration;
     pub use inventory;
 }
