@@ -8,11 +8,11 @@
 
 pub(crate) mod cli;
 mod clock;
-pub mod compare;
+pub(crate) mod compare;
 pub mod errors;
 pub mod events;
 pub mod execute;
-pub mod host;
+pub(crate) mod host;
 pub mod model;
 pub mod detect;
 pub mod plan;

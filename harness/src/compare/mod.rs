@@ -24,4 +24,4 @@ mod verdict;
 mod simulation;
 
 pub use compare::{CalibrateOptions, CompareOptions, RunSettings, run_calibrate, run_compare};
-pub use verdict::{ALPHA, DEFAULT_NOISE_FLOOR, POWER};
+pub use verdict::DEFAULT_NOISE_FLOOR;
