@@ -10,18 +10,18 @@
 //! `command` drives several targets through one executor on the event seam.
 //! See docs/failure-modes.md for the method and its limits.
 
-pub mod classify;
+pub(crate) mod classify;
 mod command;
-pub mod pipeline;
-pub mod hazards;
-pub mod localize;
-pub mod probe;
-pub mod report;
-pub mod schedule;
+pub(crate) mod pipeline;
+pub(crate) mod hazards;
+pub(crate) mod localize;
+pub(crate) mod probe;
+pub(crate) mod report;
+pub(crate) mod schedule;
 #[cfg(any(test, feature = "test-support"))]
-pub mod simulate;
-pub mod subject;
-pub mod values;
+pub(crate) mod simulate;
+pub(crate) mod subject;
+pub(crate) mod values;
 mod verdicts;
 
 pub use command::{DetectOutcome, run_detect};

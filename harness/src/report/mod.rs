@@ -4,7 +4,7 @@
 mod csv;
 mod files;
 mod index;
-pub mod html;
+pub(crate) mod html;
 mod json;
 mod jsonl;
 mod out_dir;
