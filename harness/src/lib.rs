@@ -8,7 +8,7 @@
 
 pub(crate) mod cli;
 mod clock;
-pub(crate) mod compare;
+pub mod compare;
 pub mod errors;
 pub mod events;
 pub mod execute;
@@ -17,6 +17,7 @@ pub mod model;
 pub mod detect;
 pub mod plan;
 pub mod report;
+mod reproduce;
 pub mod run;
 pub mod stats;
 mod suite;

@@ -14,6 +14,8 @@ impl ExitCodes {
     pub const USAGE: u8 = 2;
     /// The harness itself could not do its work (I/O).
     pub const HARNESS: u8 = 3;
+    /// A scenario failed in a smoke test under `cargo test` or nextest: libtest's own status.
+    pub const LIBTEST_FAILED: u8 = 101;
 
     /// The status for an expected error.
     pub fn for_error(e: &Error) -> u8 {
