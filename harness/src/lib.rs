@@ -18,7 +18,7 @@ pub mod detect;
 pub mod plan;
 pub mod report;
 mod reproduce;
-pub mod run;
+pub(crate) mod run;
 pub mod stats;
 mod suite;
 
