@@ -25,12 +25,12 @@ pub(crate) mod values;
 mod verdicts;
 
 pub use command::{DetectOutcome, run_detect};
-pub use pipeline::{DetectConfig, DetectResult, PHASE_ISOLATED, PHASE_SHARED, PHASE_VERDICTS, detect};
-pub use probe::{Observation, Prober};
-pub use report::{DetectFiles, DetectSummary, write_summary};
+pub use pipeline::{DetectConfig, DetectResult, detect};
+pub(crate) use report::{DetectFiles, DetectSummary};
 #[cfg(any(test, feature = "test-support"))]
 pub use simulate::{SimScenario, SimTarget};
-pub use subject::{Exact, OrderTarget};
+pub use subject::OrderTarget;
+pub(crate) use subject::Exact;
 
 #[cfg(test)]
 mod pipeline_tests;
