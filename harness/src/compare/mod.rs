@@ -28,4 +28,4 @@ mod simulation;
 
 pub use compare::{CalibrateOptions, CompareOptions, CompareOutcome, ComparePlan, PHASE, RunSettings, plan_compare, run_calibrate, run_compare};
 pub use output::{CompareFiles, CompareSummary};
-pub use verdict::{ALPHA, DEFAULT_NOISE_FLOOR, POWER};
+pub use verdict::DEFAULT_NOISE_FLOOR;

@@ -15,27 +15,27 @@
 //! May import `execute`, `events`, `model`, `plan`, `stats` and `report`'s writers; never `cli`
 //! (it returns a `DetectOutcome`).
 
-pub mod classify;
+pub(crate) mod classify;
 mod command;
-pub mod pipeline;
-pub mod hazards;
-pub mod localize;
-pub mod probe;
-pub mod report;
-pub mod schedule;
+pub(crate) mod pipeline;
+pub(crate) mod hazards;
+pub(crate) mod localize;
+pub(crate) mod probe;
+pub(crate) mod report;
+pub(crate) mod schedule;
 #[cfg(any(test, feature = "test-support"))]
-pub mod simulate;
-pub mod subject;
-pub mod values;
+pub(crate) mod simulate;
+pub(crate) mod subject;
+pub(crate) mod values;
 mod verdicts;
 
 pub use command::{DetectOutcome, run_detect};
-pub use pipeline::{DetectConfig, DetectResult, PHASE_ISOLATED, PHASE_SHARED, PHASE_VERDICTS, detect};
-pub use probe::{Observation, Prober};
-pub use report::{DetectFiles, DetectSummary, write_summary};
+pub use pipeline::{DetectConfig, DetectResult, detect};
+pub(crate) use report::{DetectFiles, DetectSummary};
 #[cfg(any(test, feature = "test-support"))]
 pub use simulate::{SimScenario, SimTarget};
-pub use subject::{Exact, OrderTarget};
+pub use subject::OrderTarget;
+pub(crate) use subject::Exact;
 
 #[cfg(test)]
 mod pipeline_tests;

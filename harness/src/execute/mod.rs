@@ -17,8 +17,9 @@ mod suite_binary;
 mod target;
 
 pub use executor::{ExecConfig, Executor, JobScenario, Launch, ProcessJob};
-pub use libtest::LibtestBinary;
-pub use process::{ProcessEnd, ProcessOutput, ProcessSpec, run_process};
-pub use signal::signal_name;
+pub(crate) use libtest::LibtestBinary;
+pub use process::{ProcessEnd, ProcessOutput};
+pub(crate) use process::{ProcessSpec, run_process};
+pub(crate) use signal::signal_name;
 pub use suite_binary::SuiteBinary;
 pub use target::{ProcessResult, ScenarioResult, Target, TargetRequest};

@@ -7,8 +7,6 @@
 mod scheduler;
 
 pub use scheduler::{Scheduler, SchedulerConfig};
-// Kept for the report tests that still name it here; the function lives in `model`.
-pub use crate::model::summarize_runs;
 
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};

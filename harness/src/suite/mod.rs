@@ -14,6 +14,7 @@ mod registry;
 mod scenario;
 
 pub use bencher::{Bencher, Throughput};
-pub use registry::{Registration, registered};
-pub(crate) use scenario::SkipSignal;
-pub use scenario::{Body, CheckResult, Scenario, Source, Variant, skip};
+pub use registry::Registration;
+pub(crate) use registry::registered;
+pub(crate) use scenario::{Body, SkipSignal, Variant};
+pub use scenario::{CheckResult, Scenario, Source, skip};
