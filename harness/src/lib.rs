@@ -8,7 +8,7 @@
 
 pub(crate) mod cli;
 mod clock;
-pub mod compare;
+pub(crate) mod compare;
 pub mod errors;
 pub mod events;
 pub mod execute;

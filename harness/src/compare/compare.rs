@@ -155,10 +155,8 @@ impl ComparePlan {
 /// What a comparison found.
 #[derive(Debug, Clone)]
 pub struct CompareOutcome {
-    /// The rows (`compare.json`).
+    /// The rows (`compare.json`; the run facts went to the reporters with `Done::Compare`).
     pub entries: Vec<CompareEntry>,
-    /// The run facts (`compare-run.json`).
-    pub run: CompareRun,
 }
 
 impl CompareOutcome {
@@ -238,7 +236,7 @@ pub fn run_compare(plan: ComparePlan, opts: &CompareOptions, out: &OutDir, event
         events.on_event(&RunEvent::Finding(Finding::Compare(e)))?;
     }
     events.on_event(&RunEvent::Finished(Done::Compare { entries: &entries, run: &run }))?;
-    Ok(CompareOutcome { entries, run })
+    Ok(CompareOutcome { entries })
 }
 
 /// Phase 2 of the interleaved design: the pairs, each side's runs also kept as a results

@@ -26,6 +26,6 @@ mod verdict;
 #[cfg(test)]
 mod simulation;
 
-pub use compare::{CalibrateOptions, CompareOptions, CompareOutcome, ComparePlan, PHASE, RunSettings, plan_compare, run_calibrate, run_compare};
+pub use compare::{CalibrateOptions, CompareOptions, RunSettings, plan_compare, run_calibrate, run_compare};
 pub use output::{CompareFiles, CompareSummary};
 pub use verdict::DEFAULT_NOISE_FLOOR;
