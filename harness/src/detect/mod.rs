@@ -10,9 +10,12 @@
 //! See docs/failure-modes.md for the method and its limits.
 
 pub mod classify;
-pub mod pipeline;
+pub mod footprint;
 pub mod hazards;
 pub mod localize;
+pub mod mechanism;
+pub mod pipeline;
+pub mod preload;
 pub mod probe;
 pub mod report;
 pub mod schedule;

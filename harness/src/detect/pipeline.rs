@@ -278,6 +278,7 @@ fn detect_group(
                 vec![]
             },
             value_shifts: vec![],
+            mechanism: vec![],
         };
         match verdict {
             OrderVerdict::Victim => entry.polluters = localized.culprits.clone(),

@@ -12,7 +12,8 @@ mod results;
 
 pub use compare::{CalibrationEntry, CompareEntry, CompareRun, CompareVerdict, SideStats};
 pub use detect::{
-    DETECT_FORMAT_VERSION, DetectEntry, DetectRun, Evidence, EvidenceKind, FailureRate, OrderVerdict, RunCounts, ScheduleRecord, ValueShift,
+    DETECT_FORMAT_VERSION, DetectEntry, DetectRun, Evidence, EvidenceKind, FailureRate, Mechanism, MechanismKind, OrderVerdict, RunCounts,
+    ScheduleRecord, ValueShift,
 };
 pub use host::HostInfo;
 pub use metric::{Better, MetricSample, Unit};
