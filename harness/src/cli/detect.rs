@@ -33,6 +33,7 @@ fn options(a: &DetectArgs, own: Vec<Listed>) -> Result<DetectOptions, Error> {
     config.iterations = parse_count("--iterations", &a.iterations, 1)?;
     config.warmup = parse_count("--warmup", &a.warmup, 0)?;
     config.timeout = Some(parse_secs("--timeout", &a.timeout)?);
+    config.interpose = if a.no_interpose { None } else { crate::detect::preload::locate() };
     let targets: Vec<Box<dyn OrderTarget>> = if !a.test_bin.is_empty() {
         a.test_bin
             .iter()
@@ -68,6 +69,7 @@ pub(crate) fn run(a: &DetectArgs, own: Vec<Listed>) -> Result<u8, Error> {
     let mut counts = RunCounts::default();
     let several = opts.targets.len() > 1;
     let mut any_selected = false;
+    let mut notes = preload_notes(a.no_interpose, config.interpose.as_deref());
     for target in &opts.targets {
         let listed = target.list()?;
         let (selected, _ignored) = opts.selection.apply(&listed);
@@ -95,6 +97,10 @@ pub(crate) fn run(a: &DetectArgs, own: Vec<Listed>) -> Result<u8, Error> {
         counts.shared += r.counts.shared;
         counts.localization += r.counts.localization;
         counts.total += r.counts.total;
+        if let Some(n) = crate::detect::preload::outcome_note(&target.describe(), r.preload) {
+            eprintln!("detect: {n}");
+            notes.push(n);
+        }
     }
     if !any_selected {
         return Err(Error::NothingMatched {
@@ -113,11 +119,10 @@ pub(crate) fn run(a: &DetectArgs, own: Vec<Listed>) -> Result<u8, Error> {
     }
     host.load_end = crate::host::load_average();
     let kind = opts.targets.first().map_or("suite", |t| t.kind_name());
-    let mut notes = Vec::new();
     if kind == "libtest" {
         notes.push(
-            "libtest binaries have no hook inside the process: environment and current-directory changes are not observed \
-             (hazards are empty); a polluter found here may act through them"
+            "libtest binaries: hazards (variable values before and after) are not observed; what a culprit writes and a \
+             victim reads comes from the interposer, in each entry's mechanism"
                 .to_owned(),
         );
         notes.push(
@@ -152,6 +157,21 @@ pub(crate) fn run(a: &DetectArgs, own: Vec<Listed>) -> Result<u8, Error> {
     } else {
         ExitCodes::OK
     })
+}
+
+fn preload_notes(off: bool, lib: Option<&std::path::Path>) -> Vec<String> {
+    let note = match (off, lib) {
+        (true, _) => "--no-interpose: env, cwd and file effects were not observed; mechanism is empty".to_owned(),
+        (false, None) => format!(
+            "{} not found ({} or beside the harness executable; `cargo build -p harness_interpose` builds it): \
+             env, cwd and file effects were not observed; mechanism is empty",
+            crate::detect::preload::LIB_NAME,
+            crate::detect::preload::LIB_ENV
+        ),
+        (false, Some(_)) => return vec![],
+    };
+    eprintln!("detect: {note}");
+    vec![note]
 }
 
 fn reproduce_command(seed: u64) -> Vec<String> {

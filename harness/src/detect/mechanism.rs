@@ -12,22 +12,77 @@ use std::collections::BTreeMap;
 use super::footprint::Footprint;
 use crate::model::{DetectEntry, Mechanism, MechanismKind, OrderVerdict};
 
-/// Fill `mechanism` of every victim and brittle entry from `footprints` (observed tests only,
-/// each merged over its runs).
-pub fn attribute(entries: &mut [DetectEntry], footprints: &BTreeMap<String, Footprint>) {
+/// Fill `mechanism` of every victim and brittle entry from `processes`: per observed process,
+/// the footprints of the scenarios that ran there, in run order.
+///
+/// A culprit's effect is read from the processes where it ran before the target, so a path or
+/// variable is paired within one process. When the effect names a different path in different
+/// processes (a file name with the process id in it), the one seen most often is reported and
+/// the fix says how many others there were. Pairs never seen in one process fall back to each
+/// side's footprints merged over all runs.
+pub fn attribute(entries: &mut [DetectEntry], processes: &[Vec<(String, Footprint)>]) {
     for e in entries.iter_mut() {
         let (victim, culprits) = match e.verdict {
             OrderVerdict::Victim => (true, &e.polluters),
             OrderVerdict::Brittle => (false, &e.state_setters),
             _ => continue,
         };
-        let Some(target) = footprints.get(&e.name) else { continue };
-        e.mechanism = culprits
-            .iter()
-            .filter_map(|c| footprints.get(c).map(|fp| (c, fp)))
-            .flat_map(|(c, fp)| between(&e.name, target, c, fp, victim, &e.cleaners))
-            .collect();
+        let mut out = Vec::new();
+        for c in culprits {
+            out.extend(for_culprit(&e.name, c, victim, &e.cleaners, processes));
+        }
+        e.mechanism = out;
     }
+}
+
+fn merged(name: &str, processes: &[Vec<(String, Footprint)>]) -> Option<Footprint> {
+    let mut all = processes.iter().flatten().filter(|(n, _)| n == name).map(|(_, f)| f).peekable();
+    all.peek()?;
+    let mut m = Footprint::default();
+    all.for_each(|f| m.merge(f));
+    Some(m)
+}
+
+fn for_culprit(target: &str, culprit: &str, victim: bool, cleaners: &[String], processes: &[Vec<(String, Footprint)>]) -> Vec<Mechanism> {
+    let mut found: Vec<Vec<Mechanism>> = Vec::new();
+    for p in processes {
+        let at = |n: &str| p.iter().position(|(x, _)| x == n);
+        if let (Some(c), Some(t)) = (at(culprit), at(target))
+            && c < t
+        {
+            found.push(between(target, &p[t].1, culprit, &p[c].1, victim, cleaners));
+        }
+    }
+    if found.is_empty() {
+        let (Some(on), Some(by)) = (merged(target, processes), merged(culprit, processes)) else {
+            return vec![];
+        };
+        found.push(between(target, &on, culprit, &by, victim, cleaners));
+    }
+    // Memory only where no process showed an env, cwd or file effect.
+    let seen: Vec<&Mechanism> = found.iter().flatten().filter(|m| m.kind != MechanismKind::Memory).collect();
+    if seen.is_empty() {
+        return found.swap_remove(0);
+    }
+    let mut by_kind: BTreeMap<MechanismKind, BTreeMap<&str, (usize, &Mechanism)>> = BTreeMap::new();
+    for m in seen {
+        by_kind.entry(m.kind).or_default().entry(m.name.as_str()).or_insert((0, m)).0 += 1;
+    }
+    let mut out = Vec::new();
+    for names in by_kind.values() {
+        // Variables and directories are the same in every process; a path may carry a pid.
+        let take = if names.values().next().is_some_and(|(_, m)| m.kind == MechanismKind::File) { 1 } else { names.len() };
+        let mut ranked: Vec<&(usize, &Mechanism)> = names.values().collect();
+        ranked.sort_by_key(|(n, _)| std::cmp::Reverse(*n));
+        for (_, m) in ranked.iter().take(take) {
+            let mut m = (*m).clone();
+            if names.len() > take {
+                m.fix = format!("{} ({} other paths in other runs, the same way)", m.fix, names.len() - take);
+            }
+            out.push(m);
+        }
+    }
+    out
 }
 
 /// Every way `culprit` (footprint `by`) reaches `target` (footprint `on`).
@@ -214,7 +269,12 @@ mod tests {
             entry("env_pol", OrderVerdict::Pass, &[]),
         ];
         es[5].name = "env_vic".into();
-        attribute(&mut es, &fps);
+        let pairs = ["env", "cwd", "file", "static"];
+        let processes: Vec<Vec<(String, Footprint)>> = pairs
+            .iter()
+            .map(|p| [format!("{p}_pol"), format!("{p}_vic")].map(|n| (n.clone(), fps[&n].clone())).to_vec())
+            .collect();
+        attribute(&mut es, &processes);
         let m = MechanismKind::Memory;
         assert_eq!(kinds(&es[0]), [(MechanismKind::Env, "KEY1".into(), "env_pol".into())]);
         assert_eq!(kinds(&es[1]), [(MechanismKind::Cwd, "/tmp".into(), "cwd_pol".into())]);
@@ -227,6 +287,25 @@ mod tests {
         assert!(es[5].mechanism.is_empty(), "culprit never observed: nothing said");
         assert!(es[6].mechanism.is_empty());
         assert!(es[0].mechanism[0].fix.contains("env_pol sets KEY1"));
+    }
+
+    #[test]
+    fn a_path_that_differs_per_process_is_reported_once_and_without_a_shared_run_the_merged_footprints_decide() {
+        let run = |path: &str| {
+            vec![
+                ("p".to_owned(), Footprint { files_left: set(&[path]), ..Default::default() }),
+                ("v".to_owned(), Footprint { files_touched: set(&[path]), ..Default::default() }),
+            ]
+        };
+        let mut es = vec![entry("v", OrderVerdict::Victim, &["p"])];
+        attribute(&mut es, &[run("/t/a-1"), run("/t/a-2"), run("/t/a-2")]);
+        assert_eq!(kinds(&es[0]), [(MechanismKind::File, "/t/a-2".into(), "p".into())]);
+        assert!(es[0].mechanism[0].fix.ends_with("(1 other paths in other runs, the same way)"));
+        // No run with the culprit first: both sides merged over their runs.
+        let mut late = run("/t/x");
+        late.reverse();
+        attribute(&mut es, &[late]);
+        assert_eq!(kinds(&es[0])[0].0, MechanismKind::File);
     }
 
     #[test]

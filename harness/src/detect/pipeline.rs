@@ -9,7 +9,7 @@ use std::time::Duration;
 use super::classify::{CANDIDATE_ISOLATED, FLAKY_MIN_RUNS, Initial, failure_rate, initial};
 use super::hazards::hazards;
 use super::localize::{Localized, Localizer};
-use super::probe::{Observation, Prober, Purpose};
+use super::probe::{Observation, PreloadCounts, Prober, Purpose};
 use super::schedule::{
     DEFAULT_ISOLATED, DEFAULT_SHUFFLES, MAX_COVERAGE_SHUFFLES, MIN_ISOLATED_MEASURE, PairCoverage, Schedule, plan, shuffle_schedule,
     shuffle_seeds,
@@ -51,6 +51,8 @@ pub struct DetectConfig {
     pub warmup: usize,
     /// Scratch directory for process output.
     pub scratch: PathBuf,
+    /// `libharness_interpose.so`, preloaded into every process to see env/cwd/file effects.
+    pub interpose: Option<PathBuf>,
 }
 
 impl DetectConfig {
@@ -64,6 +66,7 @@ impl DetectConfig {
             iterations: 10,
             warmup: 2,
             scratch,
+            interpose: None,
         }
     }
 }
@@ -79,6 +82,8 @@ pub struct DetectResult {
     pub counts: RunCounts,
     /// Scenario executions (a shared process of n scenarios counts n).
     pub executions: usize,
+    /// Processes started with the interposer preloaded, and how many showed it loaded.
+    pub preload: PreloadCounts,
 }
 
 /// A value comparison waiting for the Benjamini-Hochberg adjustment.
@@ -99,7 +104,8 @@ pub fn detect(target: &dyn OrderTarget, selected: &[Listed], cfg: &DetectConfig)
     let mut out = DetectResult::default();
     let mut pending = Vec::new();
     for (i, (env, group)) in groups.into_iter().enumerate() {
-        let mut prober = Prober::new(target, env.clone(), cfg.timeout, cfg.iterations, cfg.warmup, cfg.scratch.clone());
+        let mut prober = Prober::new(target, env.clone(), cfg.timeout, cfg.iterations, cfg.warmup, cfg.scratch.clone())
+            .with_interpose(cfg.interpose.clone());
         let group_seed = cfg.seed.wrapping_add(i as u64);
         detect_group(&mut prober, &group, cfg, group_seed, &mut out, &mut pending)?;
         let c = &prober.counts;
@@ -108,6 +114,8 @@ pub fn detect(target: &dyn OrderTarget, selected: &[Listed], cfg: &DetectConfig)
         out.counts.localization += c.localization;
         out.counts.total += c.total;
         out.executions += prober.executions;
+        out.preload.tried += prober.preload.tried;
+        out.preload.loaded += prober.preload.loaded;
     }
     let adjusted = benjamini_hochberg(&pending.iter().map(|p| p.test.p_value).collect::<Vec<_>>());
     for (p, q) in pending.into_iter().zip(adjusted) {
@@ -358,6 +366,7 @@ fn detect_group(
         }
         entries_here.push(entry);
     }
+    super::mechanism::attribute(&mut entries_here, &loc.prober().footprints);
     out.entries.extend(entries_here);
     Ok(())
 }

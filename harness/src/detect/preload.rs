@@ -47,6 +47,23 @@ pub fn add_to(env: &mut BTreeMap<String, String>, lib: &Path, records: &Path) {
     env.insert(OUT_ENV.into(), records.display().to_string());
 }
 
+/// What to tell the user about the preload in one binary's processes, if anything went wrong.
+pub fn outcome_note(binary: &str, counts: super::probe::PreloadCounts) -> Option<String> {
+    if counts.tried == 0 || counts.loaded == counts.tried {
+        None
+    } else if counts.loaded == 0 {
+        Some(format!(
+            "the interposer did not load into {binary} (a static binary, or the loader refused LD_PRELOAD): \
+             env, cwd and file effects were not observed and mechanism is empty; verdicts are unaffected"
+        ))
+    } else {
+        Some(format!(
+            "the interposer loaded in {} of {} processes of {binary}: mechanism rests on those",
+            counts.loaded, counts.tried
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

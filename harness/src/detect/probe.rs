@@ -6,6 +6,8 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use super::footprint::{Footprint, split};
+use super::preload;
 use super::subject::OrderTarget;
 use crate::errors::Error;
 use crate::execute::TargetRequest;
@@ -73,6 +75,21 @@ pub struct Prober<'a> {
     pub counts: RunCounts,
     /// Scenario executions so far (a shared process of n scenarios counts n).
     pub executions: usize,
+    /// The interposer library preloaded into every process, if any.
+    interpose: Option<PathBuf>,
+    /// What each scenario did to env, cwd and files: per observed process, in run order.
+    pub footprints: Vec<Vec<(String, Footprint)>>,
+    /// Processes started with the preload, and how many of them showed it loaded.
+    pub preload: PreloadCounts,
+}
+
+/// How the preload fared.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PreloadCounts {
+    /// Processes started with `LD_PRELOAD`.
+    pub tried: usize,
+    /// Processes whose records show the library loaded.
+    pub loaded: usize,
 }
 
 impl<'a> Prober<'a> {
@@ -95,7 +112,16 @@ impl<'a> Prober<'a> {
             next_id: 0,
             counts: RunCounts::default(),
             executions: 0,
+            interpose: None,
+            footprints: Vec::new(),
+            preload: PreloadCounts::default(),
         }
+    }
+
+    /// Preload `lib` (`libharness_interpose.so`) into every process this prober starts.
+    pub fn with_interpose(mut self, lib: Option<PathBuf>) -> Self {
+        self.interpose = lib;
+        self
     }
 
     /// The target.
@@ -113,9 +139,15 @@ impl<'a> Prober<'a> {
         purpose: Purpose,
     ) -> Result<Vec<Observation>, Error> {
         self.next_id += 1;
+        let mut env = self.env.clone();
+        let records = self.scratch.join(format!("detect-{}-{}.rec", std::process::id(), self.next_id));
+        if let Some(lib) = &self.interpose {
+            preload::add_to(&mut env, lib, &records);
+            self.preload.tried += 1;
+        }
         let req = TargetRequest {
             names: names.to_vec(),
-            env: self.env.clone(),
+            env,
             iterations: self.iterations,
             warmup: self.warmup,
             timeout: self.timeout,
@@ -152,7 +184,38 @@ impl<'a> Prober<'a> {
                 prefix.push(r.name);
             }
         }
+        if self.interpose.is_some() {
+            self.observe(&records, &out);
+        }
         Ok(out)
+    }
+
+    /// Read the records of one process into per-scenario footprints; the suite child's own
+    /// env/cwd snapshots (`env_changes`) count as writes too.
+    fn observe(&mut self, records: &std::path::Path, out: &[Observation]) {
+        let bytes = std::fs::read(records).unwrap_or_default();
+        let _ = std::fs::remove_file(records);
+        if !super::footprint::loaded(&bytes) {
+            return;
+        }
+        self.preload.loaded += 1;
+        let ran: Vec<&Observation> = out.iter().filter(|o| o.ran()).collect();
+        let names: Vec<String> = ran.iter().map(|o| o.name.clone()).collect();
+        let roots = vec![std::env::temp_dir()];
+        let mut process = Vec::new();
+        for (o, fp) in ran.iter().zip(split(&bytes, &names, &roots)) {
+            let Some(mut fp) = fp else { continue };
+            for c in &o.env_changes {
+                match (c.name.as_str(), &c.after) {
+                    ("<cwd>", Some(dir)) => fp.cwd_left = Some(dir.clone()),
+                    ("<cwd>", None) => {}
+                    (var, Some(_)) => drop(fp.env_set.insert(var.to_owned())),
+                    (var, None) => drop(fp.env_unset.insert(var.to_owned())),
+                }
+            }
+            process.push((o.name.clone(), fp));
+        }
+        self.footprints.push(process);
     }
 
     /// Run a whole schedule: when a scenario ends the process (crash, timeout, silent exit),
