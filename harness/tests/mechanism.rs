@@ -114,6 +114,10 @@ fn each_victim_names_how_its_polluter_reaches_it() {
     for (_, polluter, _) in MODEL {
         assert!(entry(&entries, polluter)["mechanism"].as_array().unwrap().is_empty());
     }
+    // The report's table says the same, and the matrix cell carries the letter.
+    let html = std::fs::read_to_string(fx.dir.join("out").join("index.html")).unwrap();
+    assert!(html.contains("<code>env</code> FIXTURE_MECHANISM_KEY (from shared_prefix_module::env_polluter)"));
+    assert!(html.contains("<code>memory</code>") && html.contains("E env, C cwd, F file, M memory"));
     let notes = run["notes"].to_string();
     assert!(!notes.contains("did not load") && !notes.contains("not found"), "{notes}");
 }
