@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use libc::pthread_t;
 
-use crate::record::{Kind, MAX_PATH, emit};
+use crate::record::{Kind, MAX_PATH, emit, emit_read};
 
 thread_local! {
     static BUSY: Cell<bool> = const { Cell::new(false) };
@@ -143,6 +143,10 @@ fn fd_path_into(dirfd: c_int, buf: &mut [u8]) -> usize {
 
 /// Record `path` (relative to `dirfd`) made absolute where it can be.
 fn path_record(kind: Kind, dirfd: c_int, path: *const c_char) {
+    let emit = |kind: Kind, p: &[u8]| match kind {
+        Kind::FileRead => emit_read(kind, p),
+        _ => emit(kind, p),
+    };
     let p = bytes(path);
     if p.is_empty() {
         return;
@@ -189,7 +193,7 @@ fn open_record(dirfd: c_int, path: *const c_char, flags: c_int, fd: c_int) {
 }
 
 hook!(getenv, c"getenv", fn(name: *const c_char) -> *mut c_char, std::ptr::null_mut(), |r| {
-    emit(Kind::EnvRead, bytes(name));
+    emit_read(Kind::EnvRead, bytes(name));
 });
 hook!(setenv, c"setenv", fn(name: *const c_char, value: *const c_char, overwrite: c_int) -> c_int, -1, |r| {
     if r == 0 {

@@ -77,6 +77,7 @@ pub unsafe extern "C" fn harness_interpose_mark(name: *const libc::c_char) {
     if !name.is_null() {
         // SAFETY: the caller passes a NUL-terminated string.
         let bytes = unsafe { std::ffi::CStr::from_ptr(name) }.to_bytes();
+        record::GENERATION.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         record::emit(record::Kind::Mark, bytes);
     }
 }

@@ -1,6 +1,7 @@
 //! The record wire format: one fixed header and a name or path per hooked call, written from a
 //! stack buffer with a single `write(2)` (no allocation, atomic under `O_APPEND`).
 
+use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Header bytes before the payload.
@@ -42,6 +43,41 @@ pub enum Kind {
 }
 
 static SEQ: AtomicU64 = AtomicU64::new(0);
+
+/// Bumped at every scenario mark, so a read seen in one scenario is recorded again in the next.
+pub static GENERATION: AtomicU64 = AtomicU64::new(0);
+
+/// Slots of the per-thread cache of reads already recorded (direct-mapped by hash).
+const SEEN_SLOTS: usize = 64;
+
+thread_local! {
+    static SEEN: [Cell<u64>; SEEN_SLOTS] = const { [const { Cell::new(0) }; SEEN_SLOTS] };
+}
+
+/// Record a read (`getenv`, a read-only open or stat) unless this thread already recorded the
+/// same one since the last mark: detect needs the set of reads, and a test that calls `getenv`
+/// in a loop would otherwise pay a `write(2)` per call. libtest starts a thread per test, so the
+/// cache never hides a read from the next test.
+pub fn emit_read(kind: Kind, payload: &[u8]) {
+    // FNV-1a over the kind, the generation and the payload.
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let generation = GENERATION.load(Ordering::Relaxed);
+    for b in [kind as u8].iter().chain(&generation.to_le_bytes()).chain(payload) {
+        h = (h ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    let h = h | 1; // 0 marks an empty slot
+    let fresh = SEEN
+        .try_with(|seen| {
+            let slot = &seen[(h % SEEN_SLOTS as u64) as usize];
+            let fresh = slot.get() != h;
+            slot.set(h);
+            fresh
+        })
+        .unwrap_or(true);
+    if fresh {
+        emit(kind, payload);
+    }
+}
 
 /// Write one record, if the records file is open. Never fails visibly.
 pub fn emit(kind: Kind, payload: &[u8]) {
