@@ -204,6 +204,7 @@ pub fn split(bytes: &[u8], ran: &[String], roots: &[PathBuf]) -> Vec<Option<Foot
     let mut roots = roots.to_vec();
     roots.push(PathBuf::from(normal(&start.text)));
     let mut cwd = start.text.clone();
+    let marked = records.iter().any(|r| r.kind == Kind::Mark);
     let mut current: Option<(usize, Span, bool)> = None;
     let mut next = 0;
     for r in &records {
@@ -212,7 +213,8 @@ pub fn split(bytes: &[u8], ran: &[String], roots: &[PathBuf]) -> Vec<Option<Foot
         }
         let starts = match r.kind {
             Kind::Mark => ran.get(next).is_some_and(|n| *n == r.text),
-            Kind::Thread => !r.text.is_empty() && ran.get(next).is_some_and(|n| n.starts_with(&r.text)),
+            // A suite child marks its scenarios; thread names there are the scenarios' own.
+            Kind::Thread => !marked && !r.text.is_empty() && ran.get(next).is_some_and(|n| n.starts_with(&r.text)),
             _ => false,
         };
         if starts {
@@ -295,6 +297,7 @@ mod tests {
         let mut b = Vec::new();
         rec(&mut b, 0, 10, 10, 0, "/w");
         rec(&mut b, 1, 10, 10, 1, "a");
+        rec(&mut b, 2, 10, 11, 2, "b"); // a thread scenario a named: no marker in a suite child
         rec(&mut b, 4, 10, 10, 2, "V");
         rec(&mut b, 1, 10, 10, 3, "b_other"); // not the next test's name
         rec(&mut b, 7, 10, 10, 4, "/w/../w/sub/./x");
