@@ -64,6 +64,20 @@ pub fn outcome_note(binary: &str, counts: super::probe::PreloadCounts) -> Option
     }
 }
 
+/// What to tell the user before anything runs: the interposer is off or was not found.
+pub fn config_notes(config: &super::DetectConfig) -> Vec<String> {
+    let note = match (config.interpose_requested, &config.interpose) {
+        (false, _) => "--no-interpose: env, cwd and file effects were not observed; mechanism is empty".to_owned(),
+        (true, None) => format!(
+            "{LIB_NAME} not found ({LIB_ENV} or beside the harness executable; `cargo build -p harness_interpose` builds it): \
+             env, cwd and file effects were not observed; mechanism is empty"
+        ),
+        (true, Some(_)) => return vec![],
+    };
+    eprintln!("detect: {note}");
+    vec![note]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,17 +1,19 @@
-//! `Prober`: runs scenarios in shared or isolated processes for detect, continues a shared
+//! `Prober`: runs scenarios in shared or isolated processes for detect (through the shared
+//! [`Executor`], like every process of every command), continues a shared
 //! order after a crash, and counts the processes it spends; [`Observation`] is one scenario's
 //! result together with the order that preceded it in its process.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::footprint::{Footprint, split};
 use super::preload;
 use super::subject::OrderTarget;
 use crate::errors::Error;
-use crate::execute::TargetRequest;
-use crate::model::{EnvChange, EvidenceKind, MetricSample, Outcome, RunCounts, Status};
+use crate::events::{Reporter, RunEvent};
+use crate::execute::{Executor, JobScenario, ProcessJob};
+use crate::model::{EnvChange, EvidenceKind, Listed, MetricSample, Outcome, RunCounts, ScenarioKind, Status};
 
 /// One scenario's result in one process, with what ran before it there.
 #[derive(Debug, Clone, PartialEq)]
@@ -62,15 +64,16 @@ pub enum Purpose {
     Localization,
 }
 
-/// Runs processes against one universe of scenarios (one binary, one env group).
+/// Runs processes against one universe of scenarios (one binary, one env group) through the
+/// command's [`Executor`], so each one is numbered, padded, recorded and reported like `run`'s.
 pub struct Prober<'a> {
     target: &'a dyn OrderTarget,
     env: BTreeMap<String, String>,
     timeout: Option<Duration>,
-    iterations: usize,
-    warmup: usize,
-    scratch: PathBuf,
-    next_id: usize,
+    kinds: BTreeMap<String, ScenarioKind>,
+    repetitions: BTreeMap<String, usize>,
+    executor: &'a mut Executor,
+    events: &'a mut dyn Reporter,
     /// Processes spent so far.
     pub counts: RunCounts,
     /// Scenario executions so far (a shared process of n scenarios counts n).
@@ -93,23 +96,23 @@ pub struct PreloadCounts {
 }
 
 impl<'a> Prober<'a> {
-    /// A prober whose processes start with `env` and are killed after `timeout`.
+    /// A prober for `group` (one env): its processes start with that env, are killed after
+    /// `timeout`, start through `executor` and are reported to `events`.
     pub fn new(
         target: &'a dyn OrderTarget,
-        env: BTreeMap<String, String>,
+        group: &[&Listed],
         timeout: Option<Duration>,
-        iterations: usize,
-        warmup: usize,
-        scratch: PathBuf,
+        executor: &'a mut Executor,
+        events: &'a mut dyn Reporter,
     ) -> Self {
         Prober {
             target,
-            env,
+            env: group.first().map(|l| l.env.clone()).unwrap_or_default(),
             timeout,
-            iterations,
-            warmup,
-            scratch,
-            next_id: 0,
+            kinds: group.iter().map(|l| (l.name.clone(), l.kind)).collect(),
+            repetitions: BTreeMap::new(),
+            executor,
+            events,
             counts: RunCounts::default(),
             executions: 0,
             interpose: None,
@@ -129,6 +132,16 @@ impl<'a> Prober<'a> {
         self.target
     }
 
+    /// Tell the reporters a phase begins, planning `planned` processes.
+    pub fn phase_started(&mut self, name: &str, planned: usize) -> Result<(), Error> {
+        self.events.on_event(&RunEvent::PhaseStarted { name, planned })
+    }
+
+    /// Tell the reporters the phase ended.
+    pub fn phase_finished(&mut self, name: &str) -> Result<(), Error> {
+        self.events.on_event(&RunEvent::PhaseFinished { name })
+    }
+
     /// One process running `names` (in this order, or under `seed` for libtest). Results come
     /// back in the order they ran; scenarios that never started are `not_run`, last.
     pub fn run_once(
@@ -138,25 +151,35 @@ impl<'a> Prober<'a> {
         kind: EvidenceKind,
         purpose: Purpose,
     ) -> Result<Vec<Observation>, Error> {
-        self.next_id += 1;
-        let mut env = self.env.clone();
-        let records = self.scratch.join(format!("detect-{}-{}.rec", std::process::id(), self.next_id));
-        if let Some(lib) = &self.interpose {
-            preload::add_to(&mut env, lib, &records);
-            self.preload.tried += 1;
-        }
-        let req = TargetRequest {
-            names: names.to_vec(),
-            env,
-            iterations: self.iterations,
-            warmup: self.warmup,
+        let scenarios = names
+            .iter()
+            .map(|n| {
+                let repetition = self.repetitions.entry(n.clone()).or_default();
+                *repetition += 1;
+                JobScenario {
+                    name: n.clone(),
+                    kind: self.kinds.get(n).copied().unwrap_or(ScenarioKind::Check),
+                    repetition: *repetition - 1,
+                }
+            })
+            .collect();
+        let job = ProcessJob {
+            scenarios,
+            env: self.env.clone(),
             timeout: self.timeout,
-            scratch: self.scratch.clone(),
-            id: format!("detect-{}-{}", std::process::id(), self.next_id),
         };
-        let result = self.target.run_seeded(&req, seed).map_err(|source| Error::Io {
-            what: format!("running {} for detect", self.target.describe()),
-            source,
+        let target = self.target;
+        // The preload goes into the request only, so the recorded env stays the scenario's own.
+        let (lib, mut records_file) = (self.interpose.clone(), None);
+        let records = self.executor.run(job, &mut *self.events, |req| match lib {
+            Some(lib) => {
+                let mut req = req.clone();
+                let file = req.scratch.join(format!("{}.rec", req.id));
+                preload::add_to(&mut req.env, &lib, &file);
+                records_file = Some(file);
+                target.run_seeded(&req, seed)
+            }
+            None => target.run_seeded(req, seed),
         })?;
         match purpose {
             Purpose::Isolated => self.counts.isolated += 1,
@@ -165,14 +188,14 @@ impl<'a> Prober<'a> {
         }
         self.counts.total += 1;
         let mut prefix = Vec::new();
-        let mut out = Vec::with_capacity(result.results.len());
-        for r in result.results {
+        let mut out = Vec::with_capacity(records.len());
+        for r in records {
             let ran = r.outcome.status() != Status::NotRun;
             if ran {
                 self.executions += 1;
             }
             out.push(Observation {
-                name: r.name.clone(),
+                name: r.scenario.clone(),
                 prefix: if ran { prefix.clone() } else { Vec::new() },
                 outcome: r.outcome,
                 metrics: r.metrics,
@@ -181,18 +204,21 @@ impl<'a> Prober<'a> {
                 seed,
             });
             if ran {
-                prefix.push(r.name);
+                prefix.push(r.scenario);
             }
         }
         if self.interpose.is_some() {
-            self.observe(&records, &out);
+            self.preload.tried += 1;
+            if let Some(file) = records_file {
+                self.observe(&file, &out);
+            }
         }
         Ok(out)
     }
 
     /// Read the records of one process into per-scenario footprints; the suite child's own
     /// env/cwd snapshots (`env_changes`) count as writes too.
-    fn observe(&mut self, records: &std::path::Path, out: &[Observation]) {
+    fn observe(&mut self, records: &Path, out: &[Observation]) {
         let bytes = std::fs::read(records).unwrap_or_default();
         let _ = std::fs::remove_file(records);
         if !super::footprint::loaded(&bytes) {
