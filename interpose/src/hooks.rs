@@ -19,7 +19,14 @@ thread_local! {
 /// Record with `f` unless this thread is already recording; `errno` is kept as the real call left it.
 fn guarded(f: impl FnOnce()) {
     let entered = BUSY
-        .try_with(|b| if b.get() { false } else { b.set(true); true })
+        .try_with(|b| {
+            if b.get() {
+                false
+            } else {
+                b.set(true);
+                true
+            }
+        })
         .unwrap_or(false);
     if entered {
         // SAFETY: errno is thread-local and always addressable.
@@ -57,18 +64,20 @@ impl Real {
     }
 }
 
-/// Defines a hook: `$real` is the real function's type; `$after` runs (guarded) after the call
-/// with the arguments and the result in scope.
+/// Defines a hook: `$real` is the static holding the real function (resolved by [`resolve_all`]),
+/// `$sym` the exported name; `$after` runs (guarded) after the call with the arguments and the
+/// result `$r` in scope.
 macro_rules! hook {
-    ($sym:ident, $cname:literal, fn($($arg:ident: $t:ty),*) -> $ret:ty, $fail:expr, |$r:ident| $after:block) => {
+    ($real:ident, $sym:ident, $cname:literal, fn($($arg:ident: $t:ty),*) -> $ret:ty, $fail:expr, |$r:ident| $after:block) => {
+        static $real: Real = Real::new($cname);
+
         #[doc = concat!("Interposed `", stringify!($sym), "`: pass-through, then a record.")]
         ///
         /// # Safety
         /// As for the libc function of the same name.
         #[unsafe(no_mangle)]
         pub unsafe extern "C" fn $sym($($arg: $t),*) -> $ret {
-            static REAL: Real = Real::new($cname);
-            let addr = REAL.get();
+            let addr = $real.get();
             if addr == 0 {
                 // SAFETY: errno is thread-local.
                 unsafe { *libc::__errno_location() = libc::ENOSYS };
@@ -86,21 +95,36 @@ macro_rules! hook {
 
 /// The real `getenv`, for the constructor.
 pub(crate) fn real_getenv() -> Option<unsafe extern "C" fn(*const c_char) -> *mut c_char> {
-    static REAL: Real = Real::new(c"getenv");
-    let addr = REAL.get();
+    let addr = REAL_GETENV.get();
     // SAFETY: libc's getenv.
     (addr != 0).then(|| unsafe { std::mem::transmute::<usize, unsafe extern "C" fn(*const c_char) -> *mut c_char>(addr) })
 }
 
 /// Resolve the real functions now (the constructor), so no hook resolves one mid-call.
 pub(crate) fn resolve_all() {
-    for name in [
-        c"getenv", c"setenv", c"unsetenv", c"putenv", c"clearenv", c"chdir", c"fchdir", c"open", c"open64", c"openat",
-        c"openat64", c"unlink", c"unlinkat", c"rename", c"renameat", c"mkdir", c"mkdirat", c"rmdir", c"statx",
-        c"pthread_setname_np",
+    for real in [
+        &REAL_GETENV,
+        &REAL_SETENV,
+        &REAL_UNSETENV,
+        &REAL_PUTENV,
+        &REAL_CLEARENV,
+        &REAL_CHDIR,
+        &REAL_FCHDIR,
+        &REAL_OPEN,
+        &REAL_OPEN64,
+        &REAL_OPENAT,
+        &REAL_OPENAT64,
+        &REAL_UNLINK,
+        &REAL_UNLINKAT,
+        &REAL_RMDIR,
+        &REAL_MKDIR,
+        &REAL_MKDIRAT,
+        &REAL_RENAME,
+        &REAL_RENAMEAT,
+        &REAL_STATX,
+        &REAL_PTHREAD_SETNAME_NP,
     ] {
-        // SAFETY: dlsym with a NUL-terminated name.
-        unsafe { libc::dlsym(libc::RTLD_NEXT, name.as_ptr()) };
+        real.get();
     }
 }
 
@@ -155,7 +179,11 @@ fn path_record(kind: Kind, dirfd: c_int, path: *const c_char) {
         return emit(kind, p);
     }
     let mut buf = [0u8; MAX_PATH];
-    let base = if dirfd == libc::AT_FDCWD { cwd_into(&mut buf) } else { fd_path_into(dirfd, &mut buf) };
+    let base = if dirfd == libc::AT_FDCWD {
+        cwd_into(&mut buf)
+    } else {
+        fd_path_into(dirfd, &mut buf)
+    };
     if base == 0 {
         return emit(kind, p);
     }
@@ -192,96 +220,187 @@ fn open_record(dirfd: c_int, path: *const c_char, flags: c_int, fd: c_int) {
     }
 }
 
-hook!(getenv, c"getenv", fn(name: *const c_char) -> *mut c_char, std::ptr::null_mut(), |r| {
-    emit_read(Kind::EnvRead, bytes(name));
-});
-hook!(setenv, c"setenv", fn(name: *const c_char, value: *const c_char, overwrite: c_int) -> c_int, -1, |r| {
-    if r == 0 {
-        emit(Kind::EnvSet, bytes(name));
+hook!(
+    REAL_GETENV,
+    getenv,
+    c"getenv",
+    fn(name: *const c_char) -> *mut c_char,
+    std::ptr::null_mut(),
+    |r| {
+        emit_read(Kind::EnvRead, bytes(name));
     }
-});
-hook!(unsetenv, c"unsetenv", fn(name: *const c_char) -> c_int, -1, |r| {
+);
+hook!(
+    REAL_SETENV,
+    setenv,
+    c"setenv",
+    fn(name: *const c_char, value: *const c_char, overwrite: c_int) -> c_int,
+    -1,
+    |r| {
+        if r == 0 {
+            emit(Kind::EnvSet, bytes(name));
+        }
+    }
+);
+hook!(REAL_UNSETENV, unsetenv, c"unsetenv", fn(name: *const c_char) -> c_int, -1, |r| {
     if r == 0 {
         emit(Kind::EnvUnset, bytes(name));
     }
 });
-hook!(putenv, c"putenv", fn(string: *mut c_char) -> c_int, -1, |r| {
+hook!(REAL_PUTENV, putenv, c"putenv", fn(string: *mut c_char) -> c_int, -1, |r| {
     if r == 0 {
         let s = bytes(string);
         let name = s.split(|&b| b == b'=').next().unwrap_or(s);
         emit(Kind::EnvSet, name);
     }
 });
-hook!(clearenv, c"clearenv", fn() -> c_int, -1, |r| {
+hook!(REAL_CLEARENV, clearenv, c"clearenv", fn() -> c_int, -1, |r| {
     if r == 0 {
         emit(Kind::EnvClear, &[]);
     }
 });
-hook!(chdir, c"chdir", fn(path: *const c_char) -> c_int, -1, |r| {
+hook!(REAL_CHDIR, chdir, c"chdir", fn(path: *const c_char) -> c_int, -1, |r| {
     if r == 0 {
         chdir_record();
     }
 });
-hook!(fchdir, c"fchdir", fn(fd: c_int) -> c_int, -1, |r| {
+hook!(REAL_FCHDIR, fchdir, c"fchdir", fn(fd: c_int) -> c_int, -1, |r| {
     if r == 0 {
         chdir_record();
     }
 });
-hook!(open, c"open", fn(path: *const c_char, flags: c_int, mode: c_uint) -> c_int, -1, |r| {
-    open_record(libc::AT_FDCWD, path, flags, r);
-});
-hook!(open64, c"open64", fn(path: *const c_char, flags: c_int, mode: c_uint) -> c_int, -1, |r| {
-    open_record(libc::AT_FDCWD, path, flags, r);
-});
-hook!(openat, c"openat", fn(dirfd: c_int, path: *const c_char, flags: c_int, mode: c_uint) -> c_int, -1, |r| {
-    open_record(dirfd, path, flags, r);
-});
-hook!(openat64, c"openat64", fn(dirfd: c_int, path: *const c_char, flags: c_int, mode: c_uint) -> c_int, -1, |r| {
-    open_record(dirfd, path, flags, r);
-});
-hook!(unlink, c"unlink", fn(path: *const c_char) -> c_int, -1, |r| {
+hook!(
+    REAL_OPEN,
+    open,
+    c"open",
+    fn(path: *const c_char, flags: c_int, mode: c_uint) -> c_int,
+    -1,
+    |r| {
+        open_record(libc::AT_FDCWD, path, flags, r);
+    }
+);
+hook!(
+    REAL_OPEN64,
+    open64,
+    c"open64",
+    fn(path: *const c_char, flags: c_int, mode: c_uint) -> c_int,
+    -1,
+    |r| {
+        open_record(libc::AT_FDCWD, path, flags, r);
+    }
+);
+hook!(
+    REAL_OPENAT,
+    openat,
+    c"openat",
+    fn(dirfd: c_int, path: *const c_char, flags: c_int, mode: c_uint) -> c_int,
+    -1,
+    |r| {
+        open_record(dirfd, path, flags, r);
+    }
+);
+hook!(
+    REAL_OPENAT64,
+    openat64,
+    c"openat64",
+    fn(dirfd: c_int, path: *const c_char, flags: c_int, mode: c_uint) -> c_int,
+    -1,
+    |r| {
+        open_record(dirfd, path, flags, r);
+    }
+);
+hook!(REAL_UNLINK, unlink, c"unlink", fn(path: *const c_char) -> c_int, -1, |r| {
     if r == 0 {
         path_record(Kind::FileRemove, libc::AT_FDCWD, path);
     }
 });
-hook!(unlinkat, c"unlinkat", fn(dirfd: c_int, path: *const c_char, flags: c_int) -> c_int, -1, |r| {
-    if r == 0 {
-        path_record(Kind::FileRemove, dirfd, path);
+hook!(
+    REAL_UNLINKAT,
+    unlinkat,
+    c"unlinkat",
+    fn(dirfd: c_int, path: *const c_char, flags: c_int) -> c_int,
+    -1,
+    |r| {
+        if r == 0 {
+            path_record(Kind::FileRemove, dirfd, path);
+        }
     }
-});
-hook!(rmdir, c"rmdir", fn(path: *const c_char) -> c_int, -1, |r| {
+);
+hook!(REAL_RMDIR, rmdir, c"rmdir", fn(path: *const c_char) -> c_int, -1, |r| {
     if r == 0 {
         path_record(Kind::FileRemove, libc::AT_FDCWD, path);
     }
 });
-hook!(mkdir, c"mkdir", fn(path: *const c_char, mode: libc::mode_t) -> c_int, -1, |r| {
-    if r == 0 {
-        path_record(Kind::FileWrite, libc::AT_FDCWD, path);
+hook!(
+    REAL_MKDIR,
+    mkdir,
+    c"mkdir",
+    fn(path: *const c_char, mode: libc::mode_t) -> c_int,
+    -1,
+    |r| {
+        if r == 0 {
+            path_record(Kind::FileWrite, libc::AT_FDCWD, path);
+        }
     }
-});
-hook!(mkdirat, c"mkdirat", fn(dirfd: c_int, path: *const c_char, mode: libc::mode_t) -> c_int, -1, |r| {
-    if r == 0 {
-        path_record(Kind::FileWrite, dirfd, path);
+);
+hook!(
+    REAL_MKDIRAT,
+    mkdirat,
+    c"mkdirat",
+    fn(dirfd: c_int, path: *const c_char, mode: libc::mode_t) -> c_int,
+    -1,
+    |r| {
+        if r == 0 {
+            path_record(Kind::FileWrite, dirfd, path);
+        }
     }
-});
-hook!(rename, c"rename", fn(old: *const c_char, new: *const c_char) -> c_int, -1, |r| {
-    if r == 0 {
-        path_record(Kind::FileRemove, libc::AT_FDCWD, old);
-        path_record(Kind::FileWrite, libc::AT_FDCWD, new);
+);
+hook!(
+    REAL_RENAME,
+    rename,
+    c"rename",
+    fn(old: *const c_char, new: *const c_char) -> c_int,
+    -1,
+    |r| {
+        if r == 0 {
+            path_record(Kind::FileRemove, libc::AT_FDCWD, old);
+            path_record(Kind::FileWrite, libc::AT_FDCWD, new);
+        }
     }
-});
-hook!(renameat, c"renameat", fn(olddirfd: c_int, old: *const c_char, newdirfd: c_int, new: *const c_char) -> c_int, -1, |r| {
-    if r == 0 {
-        path_record(Kind::FileRemove, olddirfd, old);
-        path_record(Kind::FileWrite, newdirfd, new);
+);
+hook!(
+    REAL_RENAMEAT,
+    renameat,
+    c"renameat",
+    fn(olddirfd: c_int, old: *const c_char, newdirfd: c_int, new: *const c_char) -> c_int,
+    -1,
+    |r| {
+        if r == 0 {
+            path_record(Kind::FileRemove, olddirfd, old);
+            path_record(Kind::FileWrite, newdirfd, new);
+        }
     }
-});
-hook!(statx, c"statx", fn(dirfd: c_int, path: *const c_char, flags: c_int, mask: c_uint, buf: *mut c_void) -> c_int, -1, |r| {
-    path_record(Kind::FileRead, dirfd, path);
-});
-hook!(pthread_setname_np, c"pthread_setname_np", fn(thread: pthread_t, name: *const c_char) -> c_int, libc::ENOSYS, |r| {
-    // SAFETY: pthread_self cannot fail.
-    if r == 0 && thread == unsafe { libc::pthread_self() } {
-        emit(Kind::Thread, bytes(name));
+);
+hook!(
+    REAL_STATX,
+    statx,
+    c"statx",
+    fn(dirfd: c_int, path: *const c_char, flags: c_int, mask: c_uint, buf: *mut c_void) -> c_int,
+    -1,
+    |r| {
+        path_record(Kind::FileRead, dirfd, path);
     }
-});
+);
+hook!(
+    REAL_PTHREAD_SETNAME_NP,
+    pthread_setname_np,
+    c"pthread_setname_np",
+    fn(thread: pthread_t, name: *const c_char) -> c_int,
+    libc::ENOSYS,
+    |r| {
+        // SAFETY: pthread_self cannot fail.
+        if r == 0 && thread == unsafe { libc::pthread_self() } {
+            emit(Kind::Thread, bytes(name));
+        }
+    }
+);
