@@ -7,8 +7,6 @@
 mod scheduler;
 
 pub use scheduler::{Scheduler, SchedulerConfig};
-// Kept for the report tests that still name it here; the function lives in `model`.
-pub use crate::model::summarize_runs;
 
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
@@ -17,7 +15,7 @@ use crate::clock;
 use crate::errors::Error;
 use crate::events::{Done, Reporter, RunEvent};
 use crate::execute::{ExecConfig, Executor, Target};
-use crate::model::{FORMAT_VERSION, Listed, ResultsFile, RunMeta, RunRecord, ScenarioKind};
+use crate::model::{Listed, ResultsFile, RunMeta, RunRecord, ScenarioKind};
 use crate::plan::{self, SeededOrder};
 use crate::stats;
 
@@ -101,20 +99,19 @@ pub fn run(target: &dyn Target, selected: &[Listed], config: &RunConfig, events:
 
 fn run_meta(target: &dyn Target, config: &RunConfig, jobs: &[plan::Job], started: SystemTime) -> RunMeta {
     RunMeta {
-        format_version: FORMAT_VERSION,
-        harness_version: env!("CARGO_PKG_VERSION").to_owned(),
-        binary: target.describe(),
-        command: config.command.clone(),
-        seed: config.seed,
         order: first_occurrence_order(jobs.iter().map(|j| j.scenario.as_str())),
-        repeat: config.repeat_measures,
-        iterations: config.iterations,
-        warmup: config.warmup,
         target_ci: config.target_ci,
         test_threads: config.test_threads,
-        started_at: clock::rfc3339(started),
-        finished_at: String::new(),
-        host: crate::host::collect(),
+        ..RunMeta::started(
+            target.describe(),
+            config.command.clone(),
+            config.seed,
+            config.repeat_measures,
+            config.iterations,
+            config.warmup,
+            clock::rfc3339(started),
+            crate::host::collect(),
+        )
     }
 }
 
