@@ -20,7 +20,8 @@ impl ExitCodes {
         match e {
             Error::InvalidFlag { .. } | Error::NothingMatched { .. } | Error::OutDir { .. } | Error::BadResultsFile { .. } => Self::USAGE,
             Error::NotASuite { .. } | Error::NotATestBinary { .. } | Error::NoResults { .. } => Self::USAGE,
-            Error::Io { .. } => Self::HARNESS,
+            Error::HistoryDuplicate { .. } | Error::Merge { .. } => Self::USAGE,
+            Error::Io { .. } | Error::History { .. } => Self::HARNESS,
         }
     }
 }

@@ -6,6 +6,7 @@
 //! proportions, hypothesis tests with Benjamini-Hochberg, and power.
 
 pub mod autocorr;
+pub mod changepoint;
 mod dist;
 pub mod errors;
 pub mod hypothesis;
@@ -21,6 +22,7 @@ pub mod variance_split;
 #[cfg(test)]
 pub(crate) mod testutil;
 
+pub use changepoint::{ChangePoint, ChangePointConfig, change_points, run_level};
 pub use autocorr::{lag1_autocorrelation, mean_lag1_autocorrelation};
 pub use errors::StatsError;
 pub use hypothesis::{TestResult, benjamini_hochberg, mann_whitney_u, paired_t, t_interval, tost_equivalent, welch_interval, welch_t};
