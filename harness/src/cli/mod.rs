@@ -6,6 +6,8 @@ mod compare_args;
 mod detect;
 mod detect_args;
 mod exit_code;
+mod history;
+mod history_args;
 mod libtest_mode;
 mod list;
 mod options;
@@ -46,6 +48,8 @@ fn dispatch(args: Args, variants: &[Variant]) -> Result<u8, Error> {
     let run_args = match args.command {
         Some(args::Command::Run(r)) => r,
         Some(args::Command::Report(r)) => return report_command(&r),
+        Some(args::Command::History(h)) => return history::run(&h),
+        Some(args::Command::Merge(m)) => return history::merge(&m),
         Some(args::Command::Detect(d)) => return detect::run(&d, list::listed(variants)),
         Some(args::Command::Compare(c)) => return crate::compare::run_compare(&compare_args::compare_options(&c, !variants.is_empty())?),
         Some(args::Command::Calibrate(c)) => {
@@ -77,14 +81,24 @@ fn run_command(run_args: args::RunArgs, own: Vec<Listed>) -> Result<u8, Error> {
             filters: opts.selection.filters.clone(),
         });
     }
-    let out = OutDir::create(opts.out.as_deref())?;
     let mut config = opts.config;
+    if let Some(dir) = &run_args.shards.resume {
+        config.resume = Some(resume_from(dir, &mut config)?);
+    }
+    let out = OutDir::create(opts.out.as_deref())?;
     config.scratch = out.scratch()?;
     let mut jsonl = JsonlWriter::new(out.file("results.jsonl"));
+    if config.resume.is_some() {
+        jsonl = jsonl.appending();
+    }
     let mut json = JsonWriter::new(out.file("results.json"));
     let mut progress = ProgressReporter::default();
     let mut summary = SummaryReporter::new(std::io::stdout());
+    let mut history = opts.history.map(|(db, label)| crate::history::HistoryReporter::new(db, label));
     let mut reporters: Vec<&mut dyn Reporter> = vec![&mut jsonl, &mut json, &mut progress, &mut summary];
+    if let Some(h) = &mut history {
+        reporters.push(h);
+    }
     let results = crate::run::run(target.as_ref(), &selected, &config, &mut reporters)?;
     write_csv(&out.file("results.csv"), &results)?;
     for l in &ignored {
@@ -96,6 +110,19 @@ fn run_command(run_args: args::RunArgs, own: Vec<Listed>) -> Result<u8, Error> {
     println!("results: {}", out.path().display());
     let failed = results.summaries.iter().any(|s| s.verdict.is_failure());
     Ok(if failed { ExitCodes::FAILURES } else { ExitCodes::OK })
+}
+
+/// The interrupted run in `dir`: its seed and command replace this invocation's.
+fn resume_from(dir: &std::path::Path, config: &mut crate::run::RunConfig) -> Result<crate::run::Resume, Error> {
+    let prior = crate::report::read_results(dir)?;
+    config.seed = prior.meta.seed;
+    config.command = prior.meta.command.clone();
+    Ok(crate::run::Resume {
+        dir: dir.to_owned(),
+        started_at: prior.meta.started_at,
+        plan: prior.meta.plan,
+        records: prior.runs,
+    })
 }
 
 fn report_command(r: &args::ReportArgs) -> Result<u8, Error> {

@@ -23,6 +23,8 @@ pub(crate) struct RunOptions {
     pub selection: Selection,
     pub config: RunConfig,
     pub out: Option<PathBuf>,
+    /// `--history FILE` and its label.
+    pub history: Option<(PathBuf, Option<String>)>,
 }
 
 fn invalid(flag: &'static str, value: &str, reason: impl Into<String>) -> Error {
@@ -99,6 +101,11 @@ impl RunOptions {
                 format!("is below --repeat {repeat_measures}"),
             ));
         }
+        if let (Some(p), Some(_)) = (a.shards.partition, target_ci) {
+            // Adaptive repetition decides from each shard's own runs, so shards would not add
+            // up to one plan.
+            return Err(invalid("--partition", &p.to_string(), "cannot be combined with --target-ci"));
+        }
         let target = match (&a.suite_bin, &a.test_bin) {
             (Some(p), _) => TargetChoice::Suite(existing("--suite-bin", p)?),
             (_, Some(p)) => TargetChoice::Libtest(existing("--test-bin", p)?),
@@ -124,8 +131,11 @@ impl RunOptions {
                 max_repeat,
                 scratch: PathBuf::new(),
                 command: reproduce_command(seed),
+                partition: a.shards.partition,
+                resume: None,
             },
-            out: a.out.clone(),
+            out: a.out.clone().or_else(|| a.shards.resume.clone()),
+            history: a.shards.history.clone().map(|db| (db, a.shards.history_label.clone())),
         })
     }
 }

@@ -179,6 +179,7 @@ fn write_side(
             started_at: now.clone(),
             finished_at: now,
             host: host.clone(),
+            plan: None,
         },
         summaries: crate::run::summarize_runs(&runs),
         runs,

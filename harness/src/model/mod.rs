@@ -18,4 +18,4 @@ pub use host::HostInfo;
 pub use metric::{Better, MetricSample, Unit};
 pub use outcome::{Outcome, OutcomeCounts, Status};
 pub use record::{EnvChange, RunRecord, ScenarioKind};
-pub use results::{FORMAT_VERSION, MetricSummary, ResultsFile, RunMeta, ScenarioSummary, Verdict};
+pub use results::{FORMAT_VERSION, MetricSummary, PlanInfo, ResultsFile, RunMeta, ScenarioSummary, ShardOrigin, Verdict};

@@ -1,7 +1,9 @@
 //! Planning a run: which variants, how many isolated repetitions, in what seeded order.
 
+mod partition;
 mod shuffle;
 
+pub use partition::{Partition, fingerprint};
 pub use shuffle::{SeededOrder, fresh_seed};
 
 use std::collections::BTreeMap;

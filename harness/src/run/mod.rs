@@ -1,6 +1,7 @@
 //! The `run` pipeline: plan jobs, execute them in fresh processes, summarise, and emit
 //! [`RunEvent`](crate::events::RunEvent)s to reporters.
 
+mod resume;
 mod scheduler;
 mod summarize;
 
@@ -14,7 +15,7 @@ use crate::clock;
 use crate::errors::Error;
 use crate::events::{Reporter, RunEvent};
 use crate::execute::{Listed, Target};
-use crate::model::{FORMAT_VERSION, ResultsFile, RunMeta, RunRecord, ScenarioKind};
+use crate::model::{FORMAT_VERSION, PlanInfo, ResultsFile, RunMeta, RunRecord, ScenarioKind};
 use crate::plan::{self, SeededOrder};
 use crate::stats;
 
@@ -45,6 +46,23 @@ pub struct RunConfig {
     pub scratch: PathBuf,
     /// The command line that reproduces this run.
     pub command: Vec<String>,
+    /// Run only this shard of the plan (`--partition K/N`).
+    pub partition: Option<plan::Partition>,
+    /// Continue an interrupted run (`--resume DIR`).
+    pub resume: Option<Resume>,
+}
+
+/// What an interrupted run left: its start time, plan and finished runs.
+#[derive(Debug, Clone)]
+pub struct Resume {
+    /// The directory it ran in (named in errors).
+    pub dir: PathBuf,
+    /// Its start time, kept so the resumed run is the same run (e.g. in the history).
+    pub started_at: String,
+    /// Its plan, if its harness recorded one.
+    pub plan: Option<PlanInfo>,
+    /// Its finished runs; their processes are not run again.
+    pub records: Vec<RunRecord>,
 }
 
 /// Run `selected` scenarios of `target`, emitting events to `reporters`.
@@ -57,7 +75,21 @@ pub fn run(
     let started = SystemTime::now();
     let clock_start = Instant::now();
     let mut order = SeededOrder::new(config.seed);
-    let jobs = plan::jobs(selected, config.repeat_checks, config.repeat_measures, config.timeout, &mut order);
+    let all = plan::jobs(selected, config.repeat_checks, config.repeat_measures, config.timeout, &mut order);
+    let plan_info = PlanInfo {
+        fingerprint: plan::fingerprint(config.seed, config.iterations, config.warmup, &all),
+        total_jobs: all.len(),
+        partition: config.partition.map(|p| p.to_string()),
+        shards: Vec::new(),
+    };
+    let jobs = match config.partition {
+        Some(p) => p.select(all),
+        None => all,
+    };
+    let (jobs, prior) = match &config.resume {
+        Some(r) => resume::remaining(r, &plan_info, jobs)?,
+        None => (jobs, Vec::new()),
+    };
     let mut meta = RunMeta {
         format_version: FORMAT_VERSION,
         harness_version: env!("CARGO_PKG_VERSION").to_owned(),
@@ -70,9 +102,10 @@ pub fn run(
         warmup: config.warmup,
         target_ci: config.target_ci,
         test_threads: config.test_threads,
-        started_at: clock::rfc3339(started),
+        started_at: config.resume.as_ref().map_or_else(|| clock::rfc3339(started), |r| r.started_at.clone()),
         finished_at: String::new(),
         host: crate::host::collect(),
+        plan: Some(plan_info),
     };
     emit(
         reporters,
@@ -92,8 +125,9 @@ pub fn run(
             scratch: config.scratch.clone(),
         },
         clock_start,
-    );
-    let mut records: Vec<RunRecord> = Vec::new();
+    )
+    .first_index(prior.iter().map(|r| r.run_index + 1).max().unwrap_or(0));
+    let mut records: Vec<RunRecord> = prior;
     let mut batch = jobs;
     let mut round = 0;
     loop {

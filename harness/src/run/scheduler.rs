@@ -48,6 +48,12 @@ impl<'t> Scheduler<'t> {
         }
     }
 
+    /// Number runs from `index` on (a resumed run continues after its recorded runs).
+    pub fn first_index(mut self, index: usize) -> Self {
+        self.next_index = index;
+        self
+    }
+
     /// Run `jobs` in order of dispatch; `on_done` gets each record as its process finishes.
     pub fn execute(&mut self, jobs: Vec<Job>, order: &mut SeededOrder, mut on_done: impl FnMut(RunRecord)) {
         let threads = self.config.test_threads.max(1);

@@ -8,8 +8,10 @@
 mod context;
 mod escape;
 mod inputs;
-mod plot;
-mod render;
+pub(crate) mod plot;
+pub(crate) mod render;
+
+pub(crate) use escape::escape;
 
 use std::path::{Path, PathBuf};
 

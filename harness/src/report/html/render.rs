@@ -10,9 +10,9 @@ use super::plot;
 use crate::model::{HostInfo, Status, Verdict};
 use crate::report::format_value;
 
-const TEMPLATE: &str = include_str!("template.html");
-const STYLE: &str = include_str!("style.css");
-const SCRIPT: &str = include_str!("script.js");
+pub(crate) const TEMPLATE: &str = include_str!("template.html");
+pub(crate) const STYLE: &str = include_str!("style.css");
+pub(crate) const SCRIPT: &str = include_str!("script.js");
 /// Cards drawn open; later ones start collapsed so a 1000-scenario page stays quick to lay out.
 const OPEN_CARDS: usize = 24;
 /// Rows of the forest plot; the table lists every entry.
@@ -53,7 +53,7 @@ pub(crate) fn render(ctx: &ReportContext) -> String {
 
 /// Replaces `{{key}}` in `template` in one pass, so a value that itself contains `{{key}}`
 /// (a scenario may be named anything) is never expanded.
-fn fill(template: &str, values: &[(&str, &str)]) -> String {
+pub(crate) fn fill(template: &str, values: &[(&str, &str)]) -> String {
     let mut out = String::with_capacity(template.len() + values.iter().map(|v| v.1.len()).sum::<usize>());
     let mut rest = template;
     while let Some(start) = rest.find("{{") {
