@@ -21,8 +21,9 @@ use std::process::ExitCode;
 use clap::Parser;
 
 use crate::errors::Error;
-use crate::events::Reporter;
-use crate::execute::{Listed, SuiteBinary, Target};
+use crate::events::Reporters;
+use crate::execute::{SuiteBinary, Target};
+use crate::model::Listed;
 use crate::report::{JsonWriter, JsonlWriter, OutDir, ProgressReporter, SummaryReporter, write_csv, write_html};
 use crate::suite::Variant;
 
@@ -94,8 +95,9 @@ fn run_command(run_args: args::RunArgs, own: Vec<Listed>) -> Result<u8, Error> {
     let mut json = JsonWriter::new(out.file("results.json"));
     let mut progress = ProgressReporter::default();
     let mut summary = SummaryReporter::new(std::io::stdout());
+    let mut reporters = Reporters::new();
+    reporters.push(&mut jsonl).push(&mut json).push(&mut progress).push(&mut summary);
     let mut history = opts.history.map(|(db, label)| crate::history::HistoryReporter::new(db, label));
-    let mut reporters: Vec<&mut dyn Reporter> = vec![&mut jsonl, &mut json, &mut progress, &mut summary];
     if let Some(h) = &mut history {
         reporters.push(h);
     }

@@ -8,7 +8,7 @@ use super::series::{Change, Series};
 use crate::errors::Error;
 use crate::report::html::escape as e;
 use crate::report::html::plot::trend;
-use crate::report::html::render::{SCRIPT, STYLE, TEMPLATE, fill};
+use crate::report::html::page::{SCRIPT, STYLE, TEMPLATE, fill};
 
 /// Writes `dir/index.html` for `series` with `changes` marked (none for a plain trend report).
 pub fn write_history_html(dir: &Path, runs: usize, series: &[Series], changes: &[Change]) -> Result<PathBuf, Error> {

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use super::Store;
 use crate::errors::Error;
-use crate::events::{Reporter, RunEvent};
+use crate::events::{Done, Reporter, RunEvent};
 
 /// Stores the run in the history at [`RunEvent::Finished`].
 pub struct HistoryReporter {
@@ -21,7 +21,7 @@ impl HistoryReporter {
 
 impl Reporter for HistoryReporter {
     fn on_event(&mut self, event: &RunEvent<'_>) -> Result<(), Error> {
-        if let RunEvent::Finished { results } = event {
+        if let RunEvent::Finished(Done::Run(results)) = event {
             let id = Store::open(&self.db)?.add(results, self.label.as_deref())?;
             println!("history: run {id} added to {}", self.db.display());
         }
