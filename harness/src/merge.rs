@@ -49,6 +49,9 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<PathBuf, Error> {
         });
     }
     let merged = combine(shards.into_iter().map(|s| s.3).collect());
+    for line in variance_advice(&merged) {
+        println!("{line}");
+    }
     write_set(&merged, out)
 }
 
@@ -97,6 +100,47 @@ fn combine(shards: Vec<ResultsFile>) -> ResultsFile {
     }
 }
 
+/// For each measurement and metric of a merged run whose shards ran on more than one host, the
+/// three-level variance split (machines, processes, iterations) and what to add, as lines.
+pub fn variance_advice(results: &ResultsFile) -> Vec<String> {
+    let Some(plan) = &results.meta.plan else { return Vec::new() };
+    let hosts: std::collections::BTreeSet<&str> = plan.shards.iter().map(|s| s.hostname.as_str()).collect();
+    if hosts.len() < 2 {
+        return Vec::new();
+    }
+    let mut lines = Vec::new();
+    for summary in results.summaries.iter().filter(|s| !s.metrics.is_empty()) {
+        for m in &summary.metrics {
+            let machines: Vec<Vec<Vec<f64>>> = hosts
+                .iter()
+                .map(|h| {
+                    let shards: Vec<_> = plan.shards.iter().filter(|s| s.hostname == *h).collect();
+                    let in_host = |i: usize| shards.iter().any(|s| (s.first_run..s.first_run + s.runs).contains(&i));
+                    results
+                        .runs
+                        .iter()
+                        .filter(|r| r.scenario == summary.scenario && in_host(r.run_index))
+                        .filter_map(|r| r.metric(&m.metric).map(|x| x.iterations.clone()))
+                        .collect()
+                })
+                .collect();
+            if let Ok(split) = crate::stats::three_level_split(&machines) {
+                let total = (split.machines + split.processes + split.iterations).max(f64::MIN_POSITIVE);
+                lines.push(format!(
+                    "variance {} {}: machines {:.0}%, processes {:.0}%, iterations {:.0}%: add {}",
+                    summary.scenario,
+                    m.metric,
+                    100.0 * split.machines / total,
+                    100.0 * split.processes / total,
+                    100.0 * split.iterations / total,
+                    split.advice()
+                ));
+            }
+        }
+    }
+    lines
+}
+
 fn write_set(results: &ResultsFile, out: &Path) -> Result<PathBuf, Error> {
     let dir = OutDir::create(Some(out))?;
     let jsonl = dir.file("results.jsonl");
@@ -115,4 +159,37 @@ fn write_set(results: &ResultsFile, out: &Path) -> Result<PathBuf, Error> {
     write_csv(&dir.file("results.csv"), results)?;
     write_html(dir.path())?;
     Ok(dir.path().to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two hosts whose processes sit 10% apart while processes and iterations barely vary: the
+    /// advice is to add machines; a merge from one host gives no advice.
+    #[test]
+    fn advice_names_machines_when_hosts_differ() {
+        let run = |i: usize, v: f64| {
+            serde_json::json!({"run_index": i, "scenario": "m", "kind": "measure", "repetition": i, "outcome": {"status": "passed"},
+                "wall_ns": 1, "started_ms": 0.0, "metrics": [{"name": "t", "unit": "ns", "better": "lower", "value": v,
+                "iterations": [v * 0.999, v * 1.001, v]}]})
+        };
+        let runs: Vec<_> = (0..8).map(|i| run(i, if i < 4 { 100.0 } else { 110.0 } + (i % 2) as f64 * 0.1)).collect();
+        let mut results: ResultsFile = serde_json::from_value(serde_json::json!({
+            "meta": {"format_version": 1, "harness_version": "0", "binary": "b", "command": [], "seed": 1, "order": [], "repeat": 8,
+                "iterations": 3, "warmup": 0, "target_ci": null, "test_threads": 1, "started_at": "", "finished_at": "x",
+                "host": {"hostname": "h", "cpu": "", "logical_cores": 1, "os": "", "kernel": "", "arch": "", "rustc": "",
+                    "git_commit": null, "load_start": null, "load_end": null, "gpu_driver": null},
+                "plan": {"fingerprint": "f", "total_jobs": 8, "shards": [
+                    {"partition": "1/2", "hostname": "a", "first_run": 0, "runs": 4},
+                    {"partition": "2/2", "hostname": "b", "first_run": 4, "runs": 4}]}},
+            "summaries": [], "runs": runs}))
+        .unwrap();
+        results.summaries = crate::run::summarize_runs(&results.runs);
+        let advice = variance_advice(&results);
+        assert_eq!(advice.len(), 1, "{advice:?}");
+        assert!(advice[0].contains("add machines"), "{advice:?}");
+        results.meta.plan.as_mut().unwrap().shards[1].hostname = "a".into();
+        assert!(variance_advice(&results).is_empty());
+    }
 }

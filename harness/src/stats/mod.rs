@@ -33,4 +33,4 @@ pub use power::{minimal_detectable_effect, required_n_paired};
 pub use proportion::{clopper_pearson, clopper_pearson_upper, wilson};
 pub use sample::Sample;
 pub use summary::{Center, Summary, UNSTABLE_AUTOCORR, UNSTABLE_MIN_SEVERE, UNSTABLE_SEVERE_SHARE, summarize};
-pub use variance_split::{VarianceSplit, variance_split};
+pub use variance_split::{ThreeLevelSplit, VarianceSplit, three_level_split, variance_split};
