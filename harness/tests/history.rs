@@ -189,3 +189,26 @@ fn resume_after_kill_9_finishes_the_plan_without_repeating_a_process() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("--resume"), "{}", stderr(&o));
 }
+
+#[test]
+fn detect_shards_split_the_env_groups_and_cover_them_all() {
+    let dir = tempfile::tempdir().unwrap();
+    let names = |d: &Path| -> BTreeSet<String> {
+        let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(d.join("detect.json")).unwrap()).unwrap();
+        v.as_array().unwrap().iter().map(|e| e["name"].as_str().unwrap().to_owned()).collect()
+    };
+    let detect = |tag: &str, extra: &[&str]| {
+        let out = dir.path().join(tag);
+        let args = [&["detect", "history/ok", "history/env", "--shuffles", "1", "--isolated", "1", "--seed", "3", "--out", p(&out)][..], extra].concat();
+        let o = harness(HISTORY, &args, &[]);
+        assert_eq!(o.status.code(), Some(0), "{tag}: {}", stderr(&o));
+        names(&out)
+    };
+    let whole = detect("whole", &[]);
+    assert_eq!(whole.len(), 4, "history/ok and three env variants: {whole:?}");
+    let a = detect("s1", &["--partition", "1/2"]);
+    let b = detect("s2", &["--partition", "2/2"]);
+    assert!(a.is_disjoint(&b), "{a:?} {b:?}");
+    assert_eq!(a.len(), 2, "four groups, two a shard: {a:?}");
+    assert_eq!(a.union(&b).cloned().collect::<BTreeSet<_>>(), whole);
+}

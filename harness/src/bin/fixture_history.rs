@@ -1,6 +1,7 @@
 //! A suite for the history, shard and resume tests: `history/work` reports a value of 1000 ns
 //! times `$FIXTURE_HISTORY_SCALE` (default 1) with 3% lognormal per-process noise, so a test
-//! can plant a step; `history/flat` is the same without the scale; `history/ok` is a check.
+//! can plant a step; `history/flat` is the same without the scale; `history/ok` is a check and
+//! `history/env` a check in three env-matrix variants.
 //!
 //! The noise is drawn from the length of `HARNESS_ENV_PAD`, which the harness draws from the
 //! run's seed: a run's values are fixed by its `--seed`, and other seeds give other values.
@@ -40,6 +41,8 @@ fn record(b: &mut harness::Bencher, v: f64) {
 harness::scenario!(Scenario::measure("history/work", |b| record(b, value(1, true))));
 harness::scenario!(Scenario::measure("history/flat", |b| record(b, value(2, false))));
 harness::scenario!(Scenario::check("history/ok", || ()));
+// Three env groups (one per value) beside the default group, for `detect --partition`.
+harness::scenario!(Scenario::check("history/env", || ()).env("FIXTURE_HISTORY_MODE", ["a", "b", "c"]));
 
 fn main() -> ExitCode {
     harness::main()

@@ -32,6 +32,7 @@ fn options(a: &DetectArgs, own: Vec<Listed>) -> Result<DetectOptions, Error> {
     config.iterations = parse_count("--iterations", &a.iterations, 1)?;
     config.warmup = parse_count("--warmup", &a.warmup, 0)?;
     config.timeout = Some(parse_secs("--timeout", &a.timeout)?);
+    config.partition = a.partition;
     let targets: Vec<Box<dyn OrderTarget>> = if !a.test_bin.is_empty() {
         a.test_bin
             .iter()

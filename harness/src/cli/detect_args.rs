@@ -40,6 +40,10 @@ pub struct DetectArgs {
     /// Discarded warm-up iterations per measurement process.
     #[arg(long, value_name = "W", default_value = "2")]
     pub warmup: String,
+    /// Detect only shard K of N: env groups (and test binaries), which never share a process,
+    /// are dealt round-robin to the shards; give every shard the same --seed.
+    #[arg(long, value_name = "K/N", value_parser = clap::value_parser!(crate::plan::Partition))]
+    pub partition: Option<crate::plan::Partition>,
     /// Exit 0 even when something other than `pass` was found.
     #[arg(long)]
     pub no_fail: bool,

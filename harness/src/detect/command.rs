@@ -49,6 +49,7 @@ pub fn run_detect(
     let mut executor = config.executor();
     let several = targets.len() > 1;
     let mut entries = Vec::new();
+    let mut config = config.clone();
     for (target, selected) in &chosen {
         eprintln!(
             "detect: {} scenarios of {} (seed {})",
@@ -56,7 +57,8 @@ pub fn run_detect(
             target.describe(),
             config.seed
         );
-        let r = detect(target.as_ref(), selected, config, &mut executor, events)?;
+        let r = detect(target.as_ref(), selected, &config, &mut executor, events)?;
+        config.groups_before += selected.iter().map(|l| &l.env).collect::<std::collections::BTreeSet<_>>().len();
         merge(&mut entries, &mut run, r, several.then(|| target.describe()));
     }
     unlabel_unique(&mut entries);
