@@ -93,6 +93,11 @@ fn history_add_stores_a_run_once_and_report_draws_it() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let html = std::fs::read_to_string(dir.path().join("rep/index.html")).unwrap();
     assert_eq!(html.matches("<svg").count(), 2, "one trend per measurement");
+    // A history that is not there: an error naming it, and no file made.
+    let missing = dir.path().join("missing.sqlite");
+    let o = harness(HISTORY, &["history", "check", "--db", p(&missing), "--out", p(&dir.path().join("c"))], &[]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(stderr(&o).contains("missing.sqlite") && !missing.exists(), "{}", stderr(&o));
     // A database that is not one: an error naming it, exit 3.
     let junk = dir.path().join("junk.sqlite");
     std::fs::write(&junk, vec![b'x'; 4096]).unwrap();

@@ -16,7 +16,7 @@ pub fn add(dir: &Path, db: &Path, label: Option<&str>) -> Result<i64, Error> {
 /// `history check`: every change point of every series; writes `out/changes.json` and
 /// `out/index.html`. Returns the changes and whether one lies in the newest `window` runs.
 pub fn check(db: &Path, out: &Path, window: usize) -> Result<(Vec<Change>, bool), Error> {
-    let store = Store::open(db)?;
+    let store = open_existing(db)?;
     let runs = store.runs()?;
     let series = build_series(&runs, &store.values()?);
     let config = ChangePointConfig::default();
@@ -36,11 +36,23 @@ pub fn check(db: &Path, out: &Path, window: usize) -> Result<(Vec<Change>, bool)
 
 /// `history report`: the trends alone, in `out/index.html`.
 pub fn report(db: &Path, out: &Path) -> Result<std::path::PathBuf, Error> {
-    let store = Store::open(db)?;
+    let store = open_existing(db)?;
     let runs = store.runs()?;
     let series = build_series(&runs, &store.values()?);
     create(out)?;
     write_history_html(out, runs.len(), &series, &[])
+}
+
+/// Reading a history that is not there is a mistake (a wrong path, a cache not restored), not
+/// an empty history: no file is created.
+fn open_existing(db: &Path) -> Result<Store, Error> {
+    if !db.is_file() {
+        return Err(Error::History {
+            path: db.to_owned(),
+            detail: "no such file (--db); `history add` or `run --history` creates it".into(),
+        });
+    }
+    Store::open(db)
 }
 
 fn create(out: &Path) -> Result<(), Error> {

@@ -66,3 +66,37 @@ fn render(runs: usize, series: &[Series], changes: &[Change]) -> String {
     }
     fill(TEMPLATE, &[("style", STYLE), ("script", SCRIPT), ("nav", "<a href=\"#history\">History</a>"), ("body", &body)])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::history::Point;
+
+    #[test]
+    fn names_and_labels_are_escaped() {
+        let hostile = "<script>alert(1)</script>";
+        let series = vec![Series {
+            scenario: hostile.into(),
+            metric: "m\"'".into(),
+            unit: "ns".into(),
+            points: vec![Point { run: 0, values: vec![1.0], level: 1.0, ci: None }],
+            log_scale: true,
+        }];
+        let change = Change {
+            name: hostile.into(),
+            metric: "m".into(),
+            label: Some("</td><b>".into()),
+            commit: Some("c&d".into()),
+            before: 1.0,
+            after: 1.1,
+            ratio: 1.1,
+            p_value: 0.002,
+            run: 1,
+            started_at: String::new(),
+        };
+        let html = render(1, &series, &[change]);
+        assert!(!html.contains(hostile) && !html.contains("</td><b>"), "unescaped");
+        assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;") && html.contains("c&amp;d"));
+        assert!(html.contains("1.100x"));
+    }
+}
