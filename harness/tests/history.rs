@@ -11,8 +11,7 @@ const HISTORY: &str = env!("CARGO_BIN_EXE_fixture_history");
 const OUTCOMES: &str = env!("CARGO_BIN_EXE_fixture_outcomes");
 
 fn harness(bin: &str, args: &[&str], envs: &[(&str, String)]) -> Output {
-    let out = Command::new(bin).args(args).envs(envs.iter().map(|(k, v)| (k, v))).output().expect("fixture runs");
-    out
+    Command::new(bin).args(args).envs(envs.iter().map(|(k, v)| (k, v))).output().expect("fixture runs")
 }
 
 fn stderr(o: &Output) -> String {

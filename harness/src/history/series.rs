@@ -63,7 +63,9 @@ pub struct Change {
 /// Groups stored values into series, each point one run.
 pub fn build_series(runs: &[StoredRun], values: &[StoredValue]) -> Vec<Series> {
     let position: BTreeMap<i64, usize> = runs.iter().enumerate().map(|(i, r)| (r.id, i)).collect();
-    let mut grouped: BTreeMap<(String, String), (String, BTreeMap<usize, Vec<f64>>)> = BTreeMap::new();
+    // (scenario, metric) -> (unit, run position -> per-process values)
+    type Grouped = BTreeMap<(String, String), (String, BTreeMap<usize, Vec<f64>>)>;
+    let mut grouped: Grouped = BTreeMap::new();
     for v in values {
         let Some(&run) = position.get(&v.run_id) else { continue };
         let entry = grouped.entry((v.scenario.clone(), v.metric.clone())).or_insert_with(|| (v.unit.clone(), BTreeMap::new()));
