@@ -82,12 +82,13 @@ pub fn run(target: &dyn Target, selected: &[Listed], config: &RunConfig, events:
         partition: config.partition.map(|p| p.to_string()),
         shards: Vec::new(),
     };
-    let mut meta = run_meta(target, config, &all, started);
-    meta.plan = Some(plan_info.clone());
     let jobs = match config.partition {
         Some(p) => p.select(all),
         None => all,
     };
+    // The order this run (or shard) plans, before a resume drops what is already done.
+    let mut meta = run_meta(target, config, &jobs, started);
+    meta.plan = Some(plan_info.clone());
     let (jobs, prior) = match &config.resume {
         Some(r) => resume::remaining(r, &plan_info, jobs)?,
         None => (jobs, Vec::new()),
