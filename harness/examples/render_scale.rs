@@ -59,7 +59,7 @@ fn main() {
         }
     }
     let t = Instant::now();
-    let summaries = harness::run::summarize_runs(&runs);
+    let summaries = harness::model::summarize_runs(&runs);
     let summarize_s = t.elapsed().as_secs_f64();
     let results = ResultsFile {
         meta: RunMeta {

@@ -94,7 +94,7 @@ fn combine(shards: Vec<ResultsFile>) -> ResultsFile {
         ..p
     });
     ResultsFile {
-        summaries: crate::run::summarize_runs(&runs),
+        summaries: crate::model::summarize_runs(&runs),
         meta,
         runs,
     }
@@ -185,7 +185,7 @@ mod tests {
                     {"partition": "2/2", "hostname": "b", "first_run": 4, "runs": 4}]}},
             "summaries": [], "runs": runs}))
         .unwrap();
-        results.summaries = crate::run::summarize_runs(&results.runs);
+        results.summaries = crate::model::summarize_runs(&results.runs);
         let advice = variance_advice(&results);
         assert_eq!(advice.len(), 1, "{advice:?}");
         assert!(advice[0].contains("add machines"), "{advice:?}");

@@ -2,6 +2,9 @@
 //! validates and applies each command's defaults, `exit_code` maps results and errors to exit
 //! statuses, `libtest_mode` answers test runners (nextest, `cargo test`). Nothing below `cli/`
 //! sees clap types.
+//!
+//! The only module that maps outcomes to exit codes ([`ExitCodes`]) and wires reporters onto each
+//! command; may import everything, and nothing imports it.
 
 mod args;
 mod compare;

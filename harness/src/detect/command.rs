@@ -12,7 +12,7 @@ use super::subject::OrderTarget;
 use crate::clock;
 use crate::errors::Error;
 use crate::events::{Done, Finding, Reporter, RunEvent};
-use crate::model::{DETECT_FORMAT_VERSION, DetectEntry, DetectRun, FORMAT_VERSION, Listed, OrderVerdict, RunCounts, RunMeta};
+use crate::model::{DETECT_FORMAT_VERSION, DetectEntry, DetectRun, Listed, OrderVerdict, RunCounts, RunMeta};
 use crate::plan::Selection;
 
 /// What `detect` found.
@@ -57,7 +57,7 @@ pub fn run_detect(
             target.describe(),
             config.seed
         );
-        let r = detect(target.as_ref(), selected, &config, &mut executor, events)?;
+        let r = detect(*target, selected, &config, &mut executor, events)?;
         config.groups_before += selected.iter().map(|l| &l.env).collect::<std::collections::BTreeSet<_>>().len();
         merge(&mut entries, &mut run, r, several.then(|| target.describe()));
     }
@@ -71,13 +71,16 @@ pub fn run_detect(
     Ok(DetectOutcome { entries, run })
 }
 
+/// A target with the scenarios the selection picks from it.
+type Chosen<'t> = (&'t dyn OrderTarget, Vec<Listed>);
+
 /// Each target with the scenarios the selection picks from it; an error when none picks any.
-fn select<'t>(targets: &'t [Box<dyn OrderTarget>], selection: &Selection) -> Result<Vec<(&'t Box<dyn OrderTarget>, Vec<Listed>)>, Error> {
+fn select<'t>(targets: &'t [Box<dyn OrderTarget>], selection: &Selection) -> Result<Vec<Chosen<'t>>, Error> {
     let mut chosen = Vec::new();
     for target in targets {
         let (selected, _ignored) = selection.apply(&target.list()?);
         if !selected.is_empty() {
-            chosen.push((target, selected));
+            chosen.push((target.as_ref(), selected));
         }
     }
     if chosen.is_empty() {
@@ -119,23 +122,16 @@ fn detect_run(targets: &[Box<dyn OrderTarget>], config: &DetectConfig, command: 
 
 /// The facts every command's `Started` event carries.
 fn start_meta(run: &DetectRun, config: &DetectConfig) -> RunMeta {
-    RunMeta {
-        format_version: FORMAT_VERSION,
-        harness_version: env!("CARGO_PKG_VERSION").to_owned(),
-        binary: run.binary.clone(),
-        command: run.command.clone(),
-        seed: config.seed,
-        order: Vec::new(),
-        repeat: config.isolated,
-        iterations: config.iterations,
-        warmup: config.warmup,
-        target_ci: None,
-        test_threads: 1,
-        started_at: run.started_at.clone(),
-        finished_at: String::new(),
-        host: run.host.clone(),
-        plan: None,
-    }
+    RunMeta::started(
+        run.binary.clone(),
+        run.command.clone(),
+        config.seed,
+        config.isolated,
+        config.iterations,
+        config.warmup,
+        run.started_at.clone(),
+        run.host.clone(),
+    )
 }
 
 /// Add one target's result, its entries and schedules labelled with `binary`.

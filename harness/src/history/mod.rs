@@ -11,5 +11,7 @@ mod store;
 
 pub use html::write_history_html;
 pub use reporter::HistoryReporter;
-pub use series::{Change, Point, Series, build_series, find_changes};
-pub use store::{SCHEMA_VERSION, Store, StoredRun, StoredValue};
+pub use series::{Change, Series, build_series, find_changes};
+#[cfg(test)]
+pub use series::Point;
+pub use store::Store;

@@ -1,6 +1,9 @@
 //! Plain serde records that every stage passes along: what ran, how it ended, what it measured.
 //!
 //! Nothing here runs anything. Runners produce these types; reporters consume them.
+//!
+//! Owns the records and the pure functions over them (`summarize_runs`, `RunMeta::started`).
+//! May import `stats` only.
 
 mod compare;
 mod detect;

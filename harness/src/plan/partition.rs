@@ -49,7 +49,7 @@ impl Partition {
 
 /// A fingerprint of the whole (unsharded) plan: seed, iterations, warm-up and every job in its
 /// seeded order. Shards of one plan share it; `merge` refuses shards that differ.
-pub fn fingerprint(seed: u64, iterations: usize, warmup: usize, jobs: &[Job]) -> String {
+pub(crate) fn fingerprint(seed: u64, iterations: usize, warmup: usize, jobs: &[Job]) -> String {
     // FNV-1a, 64 bits: stable across platforms and releases, unlike std's DefaultHasher.
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     let mut eat = |bytes: &[u8]| {

@@ -8,8 +8,6 @@ mod resume;
 mod scheduler;
 
 pub use scheduler::{Scheduler, SchedulerConfig};
-// Kept for the report tests that still name it here; the function lives in `model`.
-pub use crate::model::summarize_runs;
 
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
@@ -18,7 +16,7 @@ use crate::clock;
 use crate::errors::Error;
 use crate::events::{Done, Reporter, RunEvent};
 use crate::execute::{ExecConfig, Executor, Target};
-use crate::model::{FORMAT_VERSION, Listed, PlanInfo, ResultsFile, RunMeta, RunRecord, ScenarioKind};
+use crate::model::{Listed, PlanInfo, ResultsFile, RunMeta, RunRecord, ScenarioKind};
 use crate::plan::{self, SeededOrder};
 use crate::stats;
 
@@ -136,21 +134,19 @@ pub fn run(target: &dyn Target, selected: &[Listed], config: &RunConfig, events:
 
 fn run_meta(target: &dyn Target, config: &RunConfig, jobs: &[plan::Job], started: SystemTime) -> RunMeta {
     RunMeta {
-        format_version: FORMAT_VERSION,
-        harness_version: env!("CARGO_PKG_VERSION").to_owned(),
-        binary: target.describe(),
-        command: config.command.clone(),
-        seed: config.seed,
         order: first_occurrence_order(jobs.iter().map(|j| j.scenario.as_str())),
-        repeat: config.repeat_measures,
-        iterations: config.iterations,
-        warmup: config.warmup,
         target_ci: config.target_ci,
         test_threads: config.test_threads,
-        started_at: config.resume.as_ref().map_or_else(|| clock::rfc3339(started), |r| r.started_at.clone()),
-        finished_at: String::new(),
-        host: crate::host::collect(),
-        plan: None,
+        ..RunMeta::started(
+            target.describe(),
+            config.command.clone(),
+            config.seed,
+            config.repeat_measures,
+            config.iterations,
+            config.warmup,
+            config.resume.as_ref().map_or_else(|| clock::rfc3339(started), |r| r.started_at.clone()),
+            crate::host::collect(),
+        )
     }
 }
 

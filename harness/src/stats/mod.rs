@@ -4,20 +4,22 @@
 //! the constants and the simulations that back each claim. Each file holds one concept:
 //! [`Sample`] (validated input), [`Interval`], [`summarize`] (the runner's entry point),
 //! proportions, hypothesis tests with Benjamini-Hochberg, and power.
+//!
+//! Imports nothing of the crate: pure functions of numbers.
 
-pub mod autocorr;
-pub mod changepoint;
+pub(crate) mod autocorr;
+pub(crate) mod changepoint;
 mod dist;
-pub mod errors;
-pub mod hypothesis;
-pub mod interval;
-pub mod median_ci;
-pub mod outliers;
-pub mod power;
-pub mod proportion;
-pub mod sample;
-pub mod summary;
-pub mod variance_split;
+pub(crate) mod errors;
+pub(crate) mod hypothesis;
+pub(crate) mod interval;
+pub(crate) mod median_ci;
+pub(crate) mod outliers;
+pub(crate) mod power;
+pub(crate) mod proportion;
+pub(crate) mod sample;
+pub(crate) mod summary;
+pub(crate) mod variance_split;
 
 #[cfg(test)]
 pub(crate) mod testutil;
