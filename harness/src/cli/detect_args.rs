@@ -41,4 +41,7 @@ pub struct DetectArgs {
     /// Exit 0 even when something other than `pass` was found.
     #[arg(long)]
     pub no_fail: bool,
+    /// Do not preload libharness_interpose.so (no env/cwd/file observation, so no `mechanism`).
+    #[arg(long)]
+    pub no_interpose: bool,
 }

@@ -58,6 +58,10 @@ pub fn run_detect(
             config.seed
         );
         let r = detect(*target, selected, &config, &mut executor, events)?;
+        if let Some(n) = super::preload::outcome_note(&target.describe(), r.preload) {
+            eprintln!("detect: {n}");
+            run.notes.push(n);
+        }
         config.groups_before += selected.iter().map(|l| &l.env).collect::<std::collections::BTreeSet<_>>().len();
         merge(&mut entries, &mut run, r, several.then(|| target.describe()));
     }
@@ -94,11 +98,11 @@ fn select<'t>(targets: &'t [Box<dyn OrderTarget>], selection: &Selection) -> Res
 /// `detect-run.json` before anything ran: counts and schedules fill in as targets finish.
 fn detect_run(targets: &[Box<dyn OrderTarget>], config: &DetectConfig, command: Vec<String>, started: SystemTime) -> DetectRun {
     let kind = targets.first().map_or("suite", |t| t.kind_name());
-    let mut notes = Vec::new();
+    let mut notes = super::preload::config_notes(config);
     if kind == "libtest" {
         notes.push(
-            "libtest binaries have no hook inside the process: environment and current-directory changes are not observed \
-             (hazards are empty); a polluter found here may act through them"
+            "libtest binaries: hazards (variable values before and after) are not observed; what a culprit writes and a \
+             victim reads comes from the interposer, in each entry's mechanism"
                 .to_owned(),
         );
         notes.push(

@@ -7,7 +7,8 @@
 //! outcomes into pass / fail / flaky or a victim / brittle candidate; [`localize`] bisects the
 //! prefix that preceded a flip down to one culprit, confirms it by a two-scenario run and finds
 //! cleaners; [`values`] compares measured values in-suite with their isolated distribution;
-//! [`hazards`] lists env/cwd changes; [`report`] holds the reporters that write `detect.json`,
+//! [`hazards`] lists env/cwd changes; [`mechanism`] says how each culprit acts (env, cwd, file or
+//! memory) from the [`footprint`]s the `LD_PRELOAD` interposer ([`preload`]) recorded; [`report`] holds the reporters that write `detect.json`,
 //! `detect-run.json` and the summary; `command` drives every target through one executor on the
 //! event seam.
 //! See docs/failure-modes.md for the method and its limits.
@@ -17,9 +18,12 @@
 
 pub(crate) mod classify;
 mod command;
+pub(crate) mod footprint;
 pub(crate) mod pipeline;
 pub(crate) mod hazards;
 pub(crate) mod localize;
+pub(crate) mod mechanism;
+pub(crate) mod preload;
 pub(crate) mod probe;
 pub(crate) mod report;
 pub(crate) mod schedule;
@@ -31,6 +35,7 @@ mod verdicts;
 
 pub use command::{DetectOutcome, run_detect};
 pub use pipeline::{DetectConfig, DetectResult, detect};
+pub use probe::PreloadCounts;
 pub(crate) use report::{DetectFiles, DetectSummary};
 #[cfg(any(test, feature = "test-support"))]
 pub use simulate::{SimScenario, SimTarget};

@@ -17,7 +17,8 @@ mod summarize;
 
 pub use compare::{CalibrationEntry, CompareEntry, CompareRun, CompareVerdict, SideStats};
 pub use detect::{
-    DETECT_FORMAT_VERSION, DetectEntry, DetectRun, Evidence, EvidenceKind, FailureRate, OrderVerdict, RunCounts, ScheduleRecord, ValueShift,
+    DETECT_FORMAT_VERSION, DetectEntry, DetectRun, Evidence, EvidenceKind, FailureRate, Mechanism, MechanismKind, OrderVerdict, RunCounts,
+    ScheduleRecord, ValueShift,
 };
 pub use host::HostInfo;
 pub use listed::Listed;
