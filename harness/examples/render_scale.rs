@@ -77,6 +77,7 @@ fn main() {
             started_at: "2025-01-01T00:00:00Z".into(),
             finished_at: "2025-01-01T01:00:00Z".into(),
             host: HostInfo::default(),
+            plan: None,
         },
         summaries,
         runs,

@@ -49,6 +49,7 @@ pub fn run_detect(
     let mut executor = config.executor();
     let several = targets.len() > 1;
     let mut entries = Vec::new();
+    let mut config = config.clone();
     for (target, selected) in &chosen {
         eprintln!(
             "detect: {} scenarios of {} (seed {})",
@@ -56,11 +57,12 @@ pub fn run_detect(
             target.describe(),
             config.seed
         );
-        let r = detect(*target, selected, config, &mut executor, events)?;
+        let r = detect(*target, selected, &config, &mut executor, events)?;
         if let Some(n) = super::preload::outcome_note(&target.describe(), r.preload) {
             eprintln!("detect: {n}");
             run.notes.push(n);
         }
+        config.groups_before += selected.iter().map(|l| &l.env).collect::<std::collections::BTreeSet<_>>().len();
         merge(&mut entries, &mut run, r, several.then(|| target.describe()));
     }
     unlabel_unique(&mut entries);

@@ -47,6 +47,11 @@ pub struct DetectConfig {
     pub warmup: usize,
     /// Scratch directory for process output.
     pub scratch: PathBuf,
+    /// Detect only the env groups of this shard (`--partition K/N`): groups, counted across
+    /// every target in order, go round-robin to the shards.
+    pub partition: Option<crate::plan::Partition>,
+    /// How many env groups the targets before this one had (set by `run_detect`).
+    pub groups_before: usize,
     /// `libharness_interpose.so`, preloaded into every process to see env/cwd/file effects.
     pub interpose: Option<PathBuf>,
     /// Whether the interposer was asked for (not `--no-interpose`), found or not.
@@ -64,6 +69,8 @@ impl DetectConfig {
             iterations: 10,
             warmup: 2,
             scratch,
+            partition: None,
+            groups_before: 0,
             interpose: None,
             interpose_requested: false,
         }
@@ -161,7 +168,8 @@ impl GroupRuns {
 
 /// Detect order dependence among `selected` scenarios of `target`, starting every process
 /// through `executor` and reporting it to `events`. Variants with different env-matrix values
-/// never share a process: each env group is its own universe.
+/// never share a process: each env group is its own universe, and the unit `--partition`
+/// shards (a polluter and its victim always share a group, so sharding loses no pair).
 pub fn detect(
     target: &dyn OrderTarget,
     selected: &[Listed],
@@ -176,6 +184,9 @@ pub fn detect(
     let mut out = DetectResult::default();
     let mut pending = Vec::new();
     for (i, group) in groups.into_values().enumerate() {
+        if cfg.partition.is_some_and(|p| (cfg.groups_before + i) % p.count != p.index - 1) {
+            continue;
+        }
         let mut prober = Prober::new(target, &group, cfg.timeout, executor, events).with_interpose(cfg.interpose.clone());
         let group_seed = cfg.seed.wrapping_add(i as u64);
         detect_group(&mut prober, &group, cfg, group_seed, &mut out, &mut pending)?;

@@ -26,4 +26,4 @@ pub use metric::{Better, MetricSample, Unit};
 pub use outcome::{Outcome, OutcomeCounts, Status};
 pub use record::{EnvChange, RunRecord, ScenarioKind};
 pub use summarize::summarize_runs;
-pub use results::{FORMAT_VERSION, MetricSummary, ResultsFile, RunMeta, ScenarioSummary, Verdict};
+pub use results::{FORMAT_VERSION, MetricSummary, PlanInfo, ResultsFile, RunMeta, ScenarioSummary, ShardOrigin, Verdict};

@@ -41,6 +41,37 @@ pub struct RunMeta {
     pub finished_at: String,
     /// Where it ran.
     pub host: HostInfo,
+    /// The plan this run is (part of): set by `run`, absent in files of older harnesses.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan: Option<PlanInfo>,
+}
+
+/// Which seeded plan a run executed, and which part of it (`--partition`, `merge`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlanInfo {
+    /// Fingerprint of the whole unsharded plan (seed, iterations, warm-up, every job in order).
+    pub fingerprint: String,
+    /// Jobs in the whole plan.
+    pub total_jobs: usize,
+    /// This shard as `K/N`; absent for the whole plan.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partition: Option<String>,
+    /// For a merged run: where each shard ran and which runs (by merged run index) it holds.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shards: Vec<ShardOrigin>,
+}
+
+/// One shard of a merged run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ShardOrigin {
+    /// `K/N`.
+    pub partition: String,
+    /// The machine it ran on.
+    pub hostname: String,
+    /// Its first run's index in the merged `runs`.
+    pub first_run: usize,
+    /// How many runs it holds.
+    pub runs: usize,
 }
 
 impl RunMeta {
@@ -63,6 +94,7 @@ impl RunMeta {
             started_at,
             finished_at: String::new(),
             host,
+            plan: None,
         }
     }
 }

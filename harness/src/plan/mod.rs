@@ -2,8 +2,11 @@
 //!
 //! May import `model` only.
 
+mod partition;
 mod shuffle;
 
+pub use partition::Partition;
+pub(crate) use partition::fingerprint;
 pub use shuffle::SeededOrder;
 pub(crate) use shuffle::fresh_seed;
 

@@ -16,7 +16,7 @@ mod out_dir;
 mod progress;
 mod terminal;
 
-pub(crate) use csv::CsvWriter;
+pub(crate) use csv::{CsvWriter, write_csv};
 pub use html::write_html;
 pub use files::write_json;
 pub(crate) use files::{write_atomic, write_csv_rows};

@@ -8,6 +8,7 @@
 //! Imports nothing of the crate: pure functions of numbers.
 
 pub(crate) mod autocorr;
+pub(crate) mod changepoint;
 mod dist;
 pub(crate) mod errors;
 pub(crate) mod hypothesis;
@@ -23,6 +24,7 @@ pub(crate) mod variance_split;
 #[cfg(test)]
 pub(crate) mod testutil;
 
+pub use changepoint::{ChangePoint, ChangePointConfig, change_points, run_level};
 pub use autocorr::{lag1_autocorrelation, mean_lag1_autocorrelation};
 pub use errors::StatsError;
 pub use hypothesis::{TestResult, benjamini_hochberg, mann_whitney_u, paired_t, t_interval, tost_equivalent, welch_interval, welch_t};
@@ -33,4 +35,4 @@ pub use power::{minimal_detectable_effect, required_n_paired};
 pub use proportion::{clopper_pearson, clopper_pearson_upper, wilson};
 pub use sample::Sample;
 pub use summary::{Center, Summary, UNSTABLE_AUTOCORR, UNSTABLE_MIN_SEVERE, UNSTABLE_SEVERE_SHARE, summarize};
-pub use variance_split::{VarianceSplit, variance_split};
+pub use variance_split::{ThreeLevelSplit, VarianceSplit, three_level_split, variance_split};

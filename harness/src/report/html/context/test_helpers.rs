@@ -19,6 +19,7 @@ fn meta() -> RunMeta {
         started_at: "2025-01-01T00:00:00Z".into(),
         finished_at: "2025-01-01T00:01:00Z".into(),
         host: HostInfo::default(),
+        plan: None,
     }
 }
 
