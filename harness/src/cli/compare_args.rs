@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use super::options::{parse_count, parse_secs, parse_seed};
-use crate::compare::{CalibrateOptions, CompareOptions, DEFAULT_NOISE_FLOOR, RunSettings};
+use crate::compare::{CalibrateOptions, CompareOptions, DEFAULT_MARGIN, DEFAULT_NOISE_FLOOR, RunSettings};
 use crate::errors::Error;
 
 /// Options every interleaved session shares.
@@ -165,6 +165,7 @@ pub(crate) fn compare_options(a: &CompareArgs, own_suite: bool) -> Result<Compar
         settings,
         calibration: a.calibration.clone(),
         floor,
+        margin: DEFAULT_MARGIN,
         fail_on_regression: a.fail_on_regression,
         mde_report: parse_pct("--mde-report", &a.mde_report)?,
         baseline_env: parse_env("--baseline-env", &a.baseline_env)?,

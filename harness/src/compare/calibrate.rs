@@ -98,6 +98,7 @@ mod tests {
             candidate: b,
             paired: true,
             note: None,
+            within: None,
         }]
     }
 

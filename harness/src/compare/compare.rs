@@ -52,6 +52,8 @@ pub struct CompareOptions {
     pub calibration: Option<PathBuf>,
     /// `--noise-floor`, as a fraction.
     pub floor: f64,
+    /// `--margin`, as a fraction: the change that matters.
+    pub margin: f64,
     /// `--fail-on-regression`.
     pub fail_on_regression: bool,
     /// `--mde-report`, as a fraction.
@@ -253,6 +255,7 @@ pub fn run_compare(opts: &CompareOptions) -> Result<u8, Error> {
         &inputs,
         &AnalysisConfig {
             floor: opts.floor,
+            margin: opts.margin,
             calibration,
         },
     );

@@ -21,7 +21,9 @@ mod output;
 mod verdict;
 
 #[cfg(test)]
+mod estimator_sim;
+#[cfg(test)]
 mod simulation;
 
 pub use compare::{CalibrateOptions, CompareOptions, RunSettings, run_calibrate, run_compare};
-pub use verdict::{ALPHA, DEFAULT_NOISE_FLOOR, POWER};
+pub use verdict::{ALPHA, DEFAULT_MARGIN, DEFAULT_NOISE_FLOOR, POWER};

@@ -98,8 +98,9 @@ pub(crate) fn write_csv(path: &Path, entries: &[CompareEntry]) -> Result<(), Err
     w.flush().map_err(io(format!("flushing {}", path.display())))
 }
 
-/// Noise bands by (scenario, metric) from a `calibration.json`.
-pub(crate) fn read_calibration(path: &Path) -> Result<BTreeMap<(String, String), f64>, Error> {
+/// Noise bands by (scenario, metric) from a `calibration.json`, with the pairs per session they
+/// were measured at (the band is scaled to the pairs a comparison has).
+pub(crate) fn read_calibration(path: &Path) -> Result<BTreeMap<(String, String), (f64, usize)>, Error> {
     let text = std::fs::read_to_string(path).map_err(io(format!("reading {} (--calibration)", path.display())))?;
     let entries: Vec<CalibrationEntry> = serde_json::from_str(&text).map_err(|e| Error::BadResultsFile {
         path: path.to_owned(),
@@ -117,5 +118,5 @@ pub(crate) fn read_calibration(path: &Path) -> Result<BTreeMap<(String, String),
             });
         }
     }
-    Ok(entries.into_iter().map(|e| ((e.name, e.metric), e.noise_band)).collect())
+    Ok(entries.into_iter().map(|e| ((e.name, e.metric), (e.noise_band, e.n))).collect())
 }

@@ -89,6 +89,33 @@ pub struct CompareEntry {
     /// Why the verdict is what it is, when that is not obvious (failures, no direction, exact values).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// Confidence level of `low`/`high` when it is not 95%: a sequential look judges its interval
+    /// at the level its spent alpha allows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level: Option<f64>,
+    /// The metric this one is computed from (a rate from the same latency): it shares that
+    /// metric's verdict and is not a hypothesis of its own in Benjamini-Hochberg.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub derived_from: Option<String>,
+    /// Where the noise came from, on the log scale (interleaved design).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub noise: Option<NoiseSources>,
+}
+
+/// Where the noise of one comparison came from: standard deviations on the log scale.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NoiseSources {
+    /// Spread of iterations inside one process (pooled over both sides).
+    pub within_process: Option<f64>,
+    /// Spread of per-process values between processes of one side, beyond what `within_process`
+    /// explains.
+    pub between_processes: f64,
+    /// Spread of the per-pair log ratio (what the interval is built from).
+    pub per_pair: f64,
+    /// Drift over the session: change in the baseline per 100 pairs, as a fraction.
+    pub drift_per_100_pairs: f64,
+    /// Pairs beyond Tukey's 3 IQR fences, cut by the trimmed mean.
+    pub outliers_set_aside: usize,
 }
 
 /// Metadata of one comparison: `compare-run.json`.

@@ -6,7 +6,7 @@
 //! proportions, hypothesis tests with Benjamini-Hochberg, and power.
 
 pub mod autocorr;
-mod dist;
+pub(crate) mod dist;
 pub mod errors;
 pub mod hypothesis;
 pub mod interval;
@@ -15,7 +15,9 @@ pub mod outliers;
 pub mod power;
 pub mod proportion;
 pub mod sample;
+pub mod signed_rank;
 pub mod summary;
+pub mod trimmed;
 pub mod variance_split;
 
 #[cfg(test)]
@@ -23,12 +25,14 @@ pub(crate) mod testutil;
 
 pub use autocorr::{lag1_autocorrelation, mean_lag1_autocorrelation};
 pub use errors::StatsError;
-pub use hypothesis::{TestResult, benjamini_hochberg, mann_whitney_u, paired_t, t_interval, tost_equivalent, welch_interval, welch_t};
+pub use hypothesis::{TestResult, welch_parts, benjamini_hochberg, mann_whitney_u, paired_t, t_interval, tost_equivalent, welch_interval, welch_t};
 pub use interval::Interval;
 pub use median_ci::median_interval;
 pub use outliers::{MILD_IQR, MIN_N_FOR_OUTLIERS, Outlier, SEVERE_IQR, Severity, tukey_outliers};
 pub use power::{minimal_detectable_effect, required_n_paired};
 pub use proportion::{clopper_pearson, clopper_pearson_upper, wilson};
 pub use sample::Sample;
+pub use signed_rank::{hodges_lehmann, wilcoxon_signed_rank};
 pub use summary::{Center, Summary, UNSTABLE_AUTOCORR, UNSTABLE_MIN_SEVERE, UNSTABLE_SEVERE_SHARE, summarize};
+pub use trimmed::{trimmed_mean, yuen, yuen_parts};
 pub use variance_split::{VarianceSplit, variance_split};
