@@ -18,10 +18,13 @@ mod inputs;
 mod interleave;
 mod markdown;
 mod output;
+mod sequential;
 mod verdict;
 
 #[cfg(test)]
 mod estimator_sim;
+#[cfg(test)]
+mod sequential_sim;
 #[cfg(test)]
 mod simulation;
 
