@@ -166,6 +166,7 @@ pub(crate) fn compare_options(a: &CompareArgs, own_suite: bool) -> Result<Compar
         calibration: a.calibration.clone(),
         floor,
         margin: DEFAULT_MARGIN,
+        budget: None,
         fail_on_regression: a.fail_on_regression,
         mde_report: parse_pct("--mde-report", &a.mde_report)?,
         baseline_env: parse_env("--baseline-env", &a.baseline_env)?,

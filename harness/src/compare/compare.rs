@@ -8,6 +8,7 @@ use std::time::{Duration, SystemTime};
 use super::analyze::{AnalysisConfig, analyze, suspect_environment};
 use super::calibrate::calibrate;
 use super::inputs::{from_pairs, from_results};
+use super::budget::run_sequential;
 use super::interleave::{ProcessConfig, ScenarioRuns, Side, SideTarget, execute, schedule};
 use super::markdown;
 use super::output::{read_calibration, write_csv, write_json, write_text};
@@ -54,6 +55,8 @@ pub struct CompareOptions {
     pub floor: f64,
     /// `--margin`, as a fraction: the change that matters.
     pub margin: f64,
+    /// `--budget`: keep adding pairs to undecided scenarios until this much time is spent.
+    pub budget: Option<Duration>,
     /// `--fail-on-regression`.
     pub fail_on_regression: bool,
     /// `--mde-report`, as a fraction.
@@ -196,6 +199,12 @@ pub fn run_compare(opts: &CompareOptions) -> Result<u8, Error> {
         Some(p) => read_calibration(p)?,
         None => BTreeMap::new(),
     };
+    let config = AnalysisConfig {
+        floor: opts.floor,
+        margin: opts.margin,
+        calibration,
+    };
+    let mut sequential = None;
     let (inputs, mut warnings, design, out) = match (input("--baseline", &opts.baseline)?, input("--candidate", &opts.candidate)?) {
         (Input::Binary(pa), Input::Binary(pb)) => {
             let (ta, tb) = (SuiteBinary::new(&pa), SuiteBinary::new(&pb));
@@ -216,14 +225,21 @@ pub fn run_compare(opts: &CompareOptions) -> Result<u8, Error> {
                 env: opts.candidate_env.clone(),
             };
             eprintln!(
-                "compare: {} scenario(s), {} interleaved pairs each, seed {}",
+                "compare: {} scenario(s), {} interleaved pairs each{}, seed {}",
                 selected.len(),
                 opts.settings.runs,
+                opts.budget.map_or(String::new(), |b| format!(" first, then more for the undecided within {}s", b.as_secs())),
                 opts.settings.seed
             );
-            let runs = interleaved_runs(&a, &b, &selected, &opts.settings, opts.settings.seed, &scratch, "compare")?;
+            let process = ProcessConfig {
+                iterations: opts.settings.iterations,
+                warmup: opts.settings.warmup,
+                timeout: opts.settings.timeout,
+                scratch: scratch.clone(),
+            };
+            let (runs, inputs, entries, report) =
+                run_sequential(&a, &b, &selected, opts.settings.runs, opts.budget, opts.settings.seed, &process, config.clone())?;
             let _ = std::fs::remove_dir_all(&scratch);
-            let inputs = from_pairs(&runs);
             let (ra, rb): (Vec<RunRecord>, Vec<RunRecord>) = runs.into_values().fold((Vec::new(), Vec::new()), |(mut x, mut y), s| {
                 x.extend(s.baseline);
                 y.extend(s.candidate);
@@ -231,6 +247,7 @@ pub fn run_compare(opts: &CompareOptions) -> Result<u8, Error> {
             });
             write_side(&out.file("baseline"), &ta.describe(), ra, &opts.settings, &opts.command, &host)?;
             write_side(&out.file("candidate"), &tb.describe(), rb, &opts.settings, &opts.command, &host)?;
+            sequential = Some((entries, report));
             (inputs, warnings, "interleaved", out)
         }
         (Input::Results(da), Input::Results(db)) => {
@@ -251,14 +268,10 @@ pub fn run_compare(opts: &CompareOptions) -> Result<u8, Error> {
             });
         }
     };
-    let entries = analyze(
-        &inputs,
-        &AnalysisConfig {
-            floor: opts.floor,
-            margin: opts.margin,
-            calibration,
-        },
-    );
+    let (entries, report) = match sequential {
+        Some((entries, report)) => (entries, Some(report)),
+        None => (analyze(&inputs, &config), None),
+    };
     if let Some(w) = suspect_environment(&entries) {
         eprintln!("warning: {w}");
         warnings.insert(0, w);

@@ -10,6 +10,7 @@
 //! See docs/statistics.md, "Comparing builds".
 
 mod analyze;
+mod budget;
 mod calibrate;
 #[expect(clippy::module_inception, reason = "the pipeline of the compare module is its own concept")]
 mod compare;
