@@ -3,9 +3,10 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use super::options::{parse_count, parse_secs, parse_seed};
-use crate::compare::{CalibrateOptions, CompareOptions, DEFAULT_MARGIN, DEFAULT_NOISE_FLOOR, RunSettings};
+use crate::compare::{CalibrateOptions, CompareOptions, DEFAULT_NOISE_FLOOR, RunSettings};
 use crate::errors::Error;
 
 /// Options every interleaved session shares.
@@ -49,6 +50,14 @@ pub struct CompareArgs {
     /// calibration.json from `calibrate`: per-scenario noise bands.
     #[arg(long, value_name = "PATH")]
     pub calibration: Option<PathBuf>,
+    /// Margin of practical relevance, in percent: `unchanged` means the interval lies inside
+    /// +-margin, `regressed`/`improved` that it lies wholly beyond it (and q <= 0.05).
+    #[arg(long, value_name = "PCT", default_value = "5")]
+    pub margin: String,
+    /// Time for the whole comparison (`3m`, `600s`, `1h`): after the first `--runs` pairs, only
+    /// undecided scenarios get more pairs, looked at sequentially with alpha spending.
+    #[arg(long, value_name = "DURATION")]
+    pub budget: Option<String>,
     /// Exit with status 1 when any scenario regressed (for CI gating).
     #[arg(long)]
     pub fail_on_regression: bool,
@@ -99,6 +108,26 @@ fn parse_pct(flag: &'static str, value: &str) -> Result<f64, Error> {
         return Err(invalid(flag, value, "must be from 0 to 100 (exclusive)"));
     }
     Ok(pct / 100.0)
+}
+
+/// A duration such as `600s`, `3m`, `1h` or `90` (seconds).
+fn parse_duration(flag: &'static str, value: &str) -> Result<Duration, Error> {
+    let v = value.trim();
+    let (num, unit) = match v.char_indices().find(|(_, c)| c.is_ascii_alphabetic()) {
+        Some((i, _)) => (&v[..i], &v[i..]),
+        None => (v, "s"),
+    };
+    let scale = match unit {
+        "s" => 1.0,
+        "m" | "min" => 60.0,
+        "h" => 3600.0,
+        _ => return Err(invalid(flag, value, "expected a duration such as 600s, 3m or 1h")),
+    };
+    let n: f64 = num.trim().parse().map_err(|_| invalid(flag, value, "expected a duration such as 600s, 3m or 1h"))?;
+    if !(n.is_finite() && n > 0.0) {
+        return Err(invalid(flag, value, "must be a positive duration"));
+    }
+    Ok(Duration::from_secs_f64(n * scale))
 }
 
 fn parse_env(flag: &'static str, values: &[String]) -> Result<BTreeMap<String, String>, Error> {
@@ -165,8 +194,11 @@ pub(crate) fn compare_options(a: &CompareArgs, own_suite: bool) -> Result<Compar
         settings,
         calibration: a.calibration.clone(),
         floor,
-        margin: DEFAULT_MARGIN,
-        budget: None,
+        margin: match parse_pct("--margin", &a.margin)? {
+            0.0 => return Err(invalid("--margin", &a.margin, "must be above 0: unchanged needs a margin to lie inside")),
+            m => m,
+        },
+        budget: a.budget.as_deref().map(|b| parse_duration("--budget", b)).transpose()?,
         fail_on_regression: a.fail_on_regression,
         mde_report: parse_pct("--mde-report", &a.mde_report)?,
         baseline_env: parse_env("--baseline-env", &a.baseline_env)?,
@@ -188,4 +220,21 @@ pub(crate) fn calibrate_options(a: &CalibrateArgs, own_suite: bool) -> Result<Ca
         sessions: parse_count("--sessions", &a.sessions, 2)?,
         floor: parse_pct("--noise-floor", &a.session.noise_floor)?,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn budgets_take_seconds_minutes_and_hours_and_name_the_flag_when_bad() {
+        assert_eq!(parse_duration("--budget", "600s").unwrap(), Duration::from_secs(600));
+        assert_eq!(parse_duration("--budget", "3m").unwrap(), Duration::from_secs(180));
+        assert_eq!(parse_duration("--budget", "1h").unwrap(), Duration::from_secs(3600));
+        assert_eq!(parse_duration("--budget", "90").unwrap(), Duration::from_secs(90));
+        for bad in ["3x", "-1m", "0s", "m"] {
+            let e = parse_duration("--budget", bad).unwrap_err().to_string();
+            assert!(e.contains("--budget"), "{e}");
+        }
+    }
 }

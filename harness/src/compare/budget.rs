@@ -15,7 +15,7 @@ use super::interleave::{ProcessConfig, ScenarioRuns, Side, SideTarget, Slot, exe
 use super::sequential::{DEFAULT_HORIZON, Plan, Sequential};
 use crate::errors::Error;
 use crate::execute::Listed;
-use crate::model::CompareEntry;
+use crate::model::{CompareEntry, CompareVerdict, SequentialRun};
 
 /// What the sequential run did, for compare-run.json and the Markdown.
 #[derive(Debug, Clone, Default)]
@@ -134,6 +134,28 @@ pub(crate) fn run_sequential(
         if want.is_empty() {
             return Ok((runs, inputs, entries, report));
         }
+    }
+}
+
+/// The sequential run for compare-run.json, with the seconds that would decide the rows still
+/// inconclusive (their pairs needed beyond those run, at their measured pair cost).
+pub(crate) fn summary(r: &BudgetReport, entries: &[CompareEntry], budget: Option<Duration>) -> SequentialRun {
+    let mut need: BTreeMap<&str, usize> = BTreeMap::new();
+    for e in entries.iter().filter(|e| e.verdict == CompareVerdict::Inconclusive) {
+        if let Some(n) = e.runs_needed {
+            let more = n.saturating_sub(e.pairs);
+            let slot = need.entry(e.name.as_str()).or_default();
+            *slot = (*slot).max(more);
+        }
+    }
+    let rest: f64 = need.iter().map(|(name, &n)| n as f64 * r.pair_seconds.get(*name).copied().unwrap_or(0.0)).sum();
+    SequentialRun {
+        budget_s: budget.map_or(0.0, |b| b.as_secs_f64()),
+        spent_s: r.spent.as_secs_f64(),
+        looks: r.looks,
+        pairs: r.pairs,
+        cut_by_budget: r.cut_by_budget.clone(),
+        seconds_to_decide_rest: rest,
     }
 }
 

@@ -294,6 +294,8 @@ pub fn run_compare(opts: &CompareOptions) -> Result<u8, Error> {
         baseline_env: env_list(&opts.baseline_env),
         candidate_env: env_list(&opts.candidate_env),
         warnings,
+        margin: Some(opts.margin),
+        sequential: report.map(|r| super::budget::summary(&r, &entries, opts.budget)),
         host,
         command: opts.command.clone(),
         started_at: clock::rfc3339(started),

@@ -118,6 +118,23 @@ pub struct NoiseSources {
     pub outliers_set_aside: usize,
 }
 
+/// What a sequential comparison (`--budget`) did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SequentialRun {
+    /// The time budget, seconds.
+    pub budget_s: f64,
+    /// Seconds spent running pairs.
+    pub spent_s: f64,
+    /// Batches run (looks taken).
+    pub looks: usize,
+    /// Pairs run over all scenarios.
+    pub pairs: usize,
+    /// Scenarios that still wanted pairs when the budget ran out.
+    pub cut_by_budget: Vec<String>,
+    /// More seconds that would likely (80%) decide the inconclusive rows, at the measured pair cost.
+    pub seconds_to_decide_rest: f64,
+}
+
 /// Metadata of one comparison: `compare-run.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CompareRun {
@@ -152,6 +169,12 @@ pub struct CompareRun {
     /// Warnings (environment suspect, scenarios on one side only).
     #[serde(default)]
     pub warnings: Vec<String>,
+    /// Margin of practical relevance (fraction), when the comparison used one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub margin: Option<f64>,
+    /// What the sequential run did (`--budget`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sequential: Option<SequentialRun>,
     /// Where it ran.
     pub host: HostInfo,
     /// The command line that reproduces it (seed included).
