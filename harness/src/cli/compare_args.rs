@@ -58,6 +58,11 @@ pub struct CompareArgs {
     /// undecided scenarios get more pairs, looked at sequentially with alpha spending.
     #[arg(long, value_name = "DURATION")]
     pub budget: Option<String>,
+    /// Extra A/A pairs (baseline against itself), in percent of each scenario's pairs (at least
+    /// 3): when they move beyond chance the machine was too noisy and verdicts are downgraded.
+    /// 0 turns the control off.
+    #[arg(long, value_name = "PCT", default_value = "20")]
+    pub null_control: String,
     /// Exit with status 1 when any scenario regressed (for CI gating).
     #[arg(long)]
     pub fail_on_regression: bool,
@@ -199,6 +204,7 @@ pub(crate) fn compare_options(a: &CompareArgs, own_suite: bool) -> Result<Compar
             m => m,
         },
         budget: a.budget.as_deref().map(|b| parse_duration("--budget", b)).transpose()?,
+        null_control: parse_pct("--null-control", &a.null_control)?,
         fail_on_regression: a.fail_on_regression,
         mde_report: parse_pct("--mde-report", &a.mde_report)?,
         baseline_env: parse_env("--baseline-env", &a.baseline_env)?,

@@ -10,12 +10,13 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::analyze::{AnalysisConfig, MetricInput};
+use super::control::{control_pairs, downgrade, judge};
 use super::inputs::from_pairs;
 use super::interleave::{ProcessConfig, ScenarioRuns, Side, SideTarget, Slot, execute};
 use super::sequential::{DEFAULT_HORIZON, Plan, Sequential};
 use crate::errors::Error;
 use crate::execute::Listed;
-use crate::model::{CompareEntry, CompareVerdict, SequentialRun};
+use crate::model::{CompareEntry, CompareVerdict, NullControl, SequentialRun};
 
 /// What the sequential run did, for compare-run.json and the Markdown.
 #[derive(Debug, Clone, Default)]
@@ -30,6 +31,43 @@ pub(crate) struct BudgetReport {
     pub cut_by_budget: Vec<String>,
     /// Seconds one pair of each scenario took (both processes), as measured.
     pub pair_seconds: BTreeMap<String, f64>,
+    /// The A/A null control's judgement, when one ran.
+    pub null_control: Option<NullControl>,
+}
+
+/// Pairs of each scenario in `runs`.
+fn pair_counts(runs: &BTreeMap<String, ScenarioRuns>) -> BTreeMap<String, usize> {
+    runs.iter().map(|(k, v)| (k.clone(), v.baseline.len().min(v.candidate.len()))).collect()
+}
+
+/// Run `slots` and append their records to `runs`, numbering them after the runs already there.
+fn run_into(
+    runs: &mut BTreeMap<String, ScenarioRuns>,
+    sides: (&SideTarget<'_>, &SideTarget<'_>),
+    selected: &[Listed],
+    slots: &[Slot],
+    process: &ProcessConfig,
+    label: &str,
+) -> Result<(), Error> {
+    let offset = runs.values().map(|r| r.baseline.len() + r.candidate.len()).sum::<usize>();
+    let total = slots.len();
+    let new = execute(sides.0, sides.1, selected, slots, process, |i, _, rec| {
+        if (i + 1) % (2 * selected.len()).max(1) == 0 || i + 1 == total {
+            eprintln!("compare: {label}: {}/{} processes", i + 1, total);
+        }
+        if rec.outcome.is_failure() {
+            eprintln!("compare: {} {}", rec.scenario, rec.outcome.short());
+        }
+    })?;
+    for (name, mut sr) in new {
+        for r in sr.baseline.iter_mut().chain(sr.candidate.iter_mut()) {
+            r.run_index += offset;
+        }
+        let e = runs.entry(name).or_default();
+        e.baseline.extend(sr.baseline);
+        e.candidate.extend(sr.candidate);
+    }
+    Ok(())
 }
 
 /// Slots that bring each scenario from `have` to `want` pairs: round r holds the scenarios
@@ -67,7 +105,8 @@ pub(crate) fn run_sequential(
     seed: u64,
     process: &ProcessConfig,
     config: AnalysisConfig,
-) -> Result<(BTreeMap<String, ScenarioRuns>, Vec<MetricInput>, Vec<CompareEntry>, BudgetReport), Error> {
+    control_share: f64,
+) -> Result<Finished, Error> {
     let plan = if budget.is_some() {
         Plan { first, horizon: DEFAULT_HORIZON.max(first) }
     } else {
@@ -79,29 +118,16 @@ pub(crate) fn run_sequential(
     let mut runs: BTreeMap<String, ScenarioRuns> = BTreeMap::new();
     let mut report = BudgetReport::default();
     let mut want: BTreeMap<String, usize> = selected.iter().map(|l| (l.name.clone(), first)).collect();
+    let mut control: BTreeMap<String, ScenarioRuns> = BTreeMap::new();
     loop {
-        let have: BTreeMap<String, usize> = runs.iter().map(|(k, v)| (k.clone(), v.baseline.len().min(v.candidate.len()))).collect();
-        let slots = batch(selected, &have, &want, &mut rng);
-        let offset = runs.values().map(|r| r.baseline.len() + r.candidate.len()).sum::<usize>();
-        let total = slots.len();
-        let new = execute(a, b, selected, &slots, process, |i, _, rec| {
-            if (i + 1) % (2 * selected.len()).max(1) == 0 || i + 1 == total {
-                eprintln!("compare: look {}: {}/{} processes", report.looks + 1, i + 1, total);
-            }
-            if rec.outcome.is_failure() {
-                eprintln!("compare: {} {}", rec.scenario, rec.outcome.short());
-            }
-        })?;
+        let slots = batch(selected, &pair_counts(&runs), &want, &mut rng);
+        run_into(&mut runs, (a, b), selected, &slots, process, &format!("look {}", report.looks + 1))?;
         report.looks += 1;
-        report.pairs += total / 2;
-        for (name, mut sr) in new {
-            for r in sr.baseline.iter_mut().chain(sr.candidate.iter_mut()) {
-                r.run_index += offset;
-            }
-            let e = runs.entry(name).or_default();
-            e.baseline.extend(sr.baseline);
-            e.candidate.extend(sr.candidate);
-        }
+        report.pairs += slots.len() / 2;
+        // The null control: the baseline against itself, a share of each scenario's pairs.
+        let control_want: BTreeMap<String, usize> = want.iter().map(|(k, &n)| (k.clone(), control_pairs(n, control_share))).collect();
+        let slots = batch(selected, &pair_counts(&control), &control_want, &mut rng);
+        run_into(&mut control, (a, a), selected, &slots, process, "null control")?;
         for (name, sr) in &runs {
             let n = sr.baseline.len().min(sr.candidate.len()).max(1);
             let ns: u64 = sr.baseline.iter().chain(&sr.candidate).map(|r| r.wall_ns).sum();
@@ -111,13 +137,14 @@ pub(crate) fn run_sequential(
         let entries = seq.look(&inputs);
         report.spent = start.elapsed();
         want = seq.next();
-        let Some(budget) = budget else { return Ok((runs, inputs, entries, report)) };
+        let Some(budget) = budget else { return Ok(finish(runs, inputs, entries, report, &control, &seq.config)) };
         // Afford the cheapest scenarios first; the rest stop at their last look.
         let mut cost: Vec<(f64, String)> = want
             .iter()
             .map(|(name, &n)| {
                 let have = runs.get(name).map_or(0, |r| r.baseline.len().min(r.candidate.len()));
-                (n.saturating_sub(have) as f64 * report.pair_seconds.get(name).copied().unwrap_or(0.0), name.clone())
+                let per_pair = report.pair_seconds.get(name).copied().unwrap_or(0.0) * (1.0 + control_share);
+                (n.saturating_sub(have) as f64 * per_pair, name.clone())
             })
             .collect();
         cost.sort_by(|x, y| x.0.total_cmp(&y.0));
@@ -132,9 +159,28 @@ pub(crate) fn run_sequential(
             }
         }
         if want.is_empty() {
-            return Ok((runs, inputs, entries, report));
+            return Ok(finish(runs, inputs, entries, report, &control, &seq.config));
         }
     }
+}
+
+type Finished = (BTreeMap<String, ScenarioRuns>, Vec<MetricInput>, Vec<CompareEntry>, BudgetReport);
+
+/// Judge the null control and downgrade the verdicts when it moved.
+fn finish(
+    runs: BTreeMap<String, ScenarioRuns>,
+    inputs: Vec<MetricInput>,
+    mut entries: Vec<CompareEntry>,
+    mut report: BudgetReport,
+    control: &BTreeMap<String, ScenarioRuns>,
+    config: &AnalysisConfig,
+) -> Finished {
+    if !control.is_empty() {
+        let nc = judge(&from_pairs(control), config);
+        downgrade(&mut entries, &nc);
+        report.null_control = Some(nc);
+    }
+    (runs, inputs, entries, report)
 }
 
 /// The sequential run for compare-run.json, with the seconds that would decide the rows still

@@ -2,11 +2,11 @@
 //! band and minimal detectable effect ([`CalibrationEntry`], `calibration.json`).
 //!
 //! Noise band = `max(floor, 1.96 sqrt(max(mean se_s^2, var(m_s))))` on the log scale, where
-//! `m_s` is session s's A/A log ratio and `se_s` its standard error: the 97.5th percentile of
+//! `m_s` is session s's A/A log ratio and `se_s` its standard error: the 95th percentile of
 //! |A/A change| at this run count under a normal model, using the observed spread between
 //! sessions when it exceeds what each session's own interval predicts (drift between sessions,
 //! ASLR, frequency states). A parametric percentile, because five sessions cannot estimate a
-//! 97.5th percentile directly.
+//! 95th percentile directly.
 
 use std::collections::BTreeMap;
 

@@ -57,6 +57,8 @@ pub struct CompareOptions {
     pub margin: f64,
     /// `--budget`: keep adding pairs to undecided scenarios until this much time is spent.
     pub budget: Option<Duration>,
+    /// `--null-control`: share of extra A/A pairs (0 for none).
+    pub null_control: f64,
     /// `--fail-on-regression`.
     pub fail_on_regression: bool,
     /// `--mde-report`, as a fraction.
@@ -238,7 +240,7 @@ pub fn run_compare(opts: &CompareOptions) -> Result<u8, Error> {
                 scratch: scratch.clone(),
             };
             let (runs, inputs, entries, report) =
-                run_sequential(&a, &b, &selected, opts.settings.runs, opts.budget, opts.settings.seed, &process, config.clone())?;
+                run_sequential(&a, &b, &selected, opts.settings.runs, opts.budget, opts.settings.seed, &process, config.clone(), opts.null_control)?;
             let _ = std::fs::remove_dir_all(&scratch);
             let (ra, rb): (Vec<RunRecord>, Vec<RunRecord>) = runs.into_values().fold((Vec::new(), Vec::new()), |(mut x, mut y), s| {
                 x.extend(s.baseline);
@@ -295,7 +297,8 @@ pub fn run_compare(opts: &CompareOptions) -> Result<u8, Error> {
         candidate_env: env_list(&opts.candidate_env),
         warnings,
         margin: Some(opts.margin),
-        sequential: report.map(|r| super::budget::summary(&r, &entries, opts.budget)),
+        null_control: report.as_ref().and_then(|r| r.null_control.clone()),
+        sequential: report.filter(|_| opts.budget.is_some()).map(|r| super::budget::summary(&r, &entries, opts.budget)),
         host,
         command: opts.command.clone(),
         started_at: clock::rfc3339(started),

@@ -140,6 +140,25 @@ pub(crate) fn render(entries: &[CompareEntry], run: &CompareRun, mde_report: f64
         md += "\n</details>\n";
     }
     md += &noise_sources(entries);
+    if let Some(c) = &run.null_control {
+        let _ = writeln!(
+            md,
+            "\n**Null control** (baseline against itself, up to {} pairs a scenario): {} of {} rows at p <= {} (chance: {:.1}){}.",
+            c.pairs,
+            c.significant,
+            c.rows,
+            run.alpha,
+            c.expected,
+            if c.too_noisy {
+                format!(
+                    " — **beyond chance: the machine was too noisy, regressed/improved verdicts were downgraded**{}",
+                    if c.moved.is_empty() { String::new() } else { format!(" (moved: {})", escape(&c.moved.join(", "))) }
+                )
+            } else {
+                String::new()
+            }
+        );
+    }
     if let Some(q) = &run.sequential {
         let _ = writeln!(
             md,

@@ -14,6 +14,7 @@ mod budget;
 mod calibrate;
 #[expect(clippy::module_inception, reason = "the pipeline of the compare module is its own concept")]
 mod compare;
+mod control;
 mod effect;
 mod inputs;
 mod interleave;

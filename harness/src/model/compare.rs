@@ -118,6 +118,23 @@ pub struct NoiseSources {
     pub outliers_set_aside: usize,
 }
 
+/// The A/A null control run inside a comparison.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NullControl {
+    /// Most A/A pairs of any scenario.
+    pub pairs: usize,
+    /// Directed, non-derived control rows judged.
+    pub rows: usize,
+    /// Control rows with p <= alpha.
+    pub significant: usize,
+    /// How many chance would give (alpha x rows).
+    pub expected: f64,
+    /// Control rows called regressed or improved, with their change.
+    pub moved: Vec<String>,
+    /// The control moved beyond its expectation: verdicts were downgraded.
+    pub too_noisy: bool,
+}
+
 /// What a sequential comparison (`--budget`) did.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SequentialRun {
@@ -175,6 +192,9 @@ pub struct CompareRun {
     /// What the sequential run did (`--budget`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sequential: Option<SequentialRun>,
+    /// The A/A null control, when one ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub null_control: Option<NullControl>,
     /// Where it ran.
     pub host: HostInfo,
     /// The command line that reproduces it (seed included).

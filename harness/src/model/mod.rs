@@ -10,7 +10,7 @@ mod outcome;
 mod record;
 mod results;
 
-pub use compare::{CalibrationEntry, CompareEntry, CompareRun, CompareVerdict, NoiseSources, SequentialRun, SideStats};
+pub use compare::{CalibrationEntry, CompareEntry, CompareRun, CompareVerdict, NoiseSources, NullControl, SequentialRun, SideStats};
 pub use detect::{
     DETECT_FORMAT_VERSION, DetectEntry, DetectRun, Evidence, EvidenceKind, FailureRate, OrderVerdict, RunCounts, ScheduleRecord, ValueShift,
 };
