@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::options::{parse_count, parse_secs, parse_seed};
-use crate::compare::{CalibrateOptions, CompareOptions, DEFAULT_NOISE_FLOOR, RunSettings};
+use crate::compare::{BaseRef, CalibrateOptions, CompareOptions, DEFAULT_NOISE_FLOOR, RunSettings};
 use crate::errors::Error;
 
 /// Options every interleaved session shares.
@@ -42,8 +42,18 @@ pub struct SessionArgs {
 #[derive(Debug, Clone, clap::Args)]
 pub struct CompareArgs {
     /// Baseline: a suite binary (interleaved runs) or a result directory (results.json).
-    #[arg(long, value_name = "PATH")]
-    pub baseline: PathBuf,
+    #[arg(long, value_name = "PATH", required_unless_present = "base_ref", conflicts_with = "base_ref")]
+    pub baseline: Option<PathBuf>,
+    /// Build the baseline from this git ref (temporary worktree) and the candidate from the working
+    /// tree, both `cargo build --release -p PACKAGE --bin BIN`, then compare them.
+    #[arg(long, value_name = "REF", conflicts_with = "candidate")]
+    pub base_ref: Option<String>,
+    /// Package built for `--base-ref`.
+    #[arg(long, value_name = "NAME", default_value = "scenarios", requires = "base_ref")]
+    pub package: String,
+    /// Binary built for `--base-ref` (default: the package's name).
+    #[arg(long, value_name = "NAME", requires = "base_ref")]
+    pub bin: Option<String>,
     /// Candidate: a suite binary or a result directory (default: this suite binary).
     #[arg(long, value_name = "PATH")]
     pub candidate: Option<PathBuf>,
@@ -175,8 +185,15 @@ fn this_binary(flag: &'static str) -> Result<PathBuf, Error> {
 /// the default candidate.
 pub(crate) fn compare_options(a: &CompareArgs, own_suite: bool) -> Result<CompareOptions, Error> {
     let settings = settings(&a.session, 2)?;
+    let base_ref = a.base_ref.as_ref().map(|r| BaseRef {
+        git_ref: r.clone(),
+        package: a.package.clone(),
+        bin: a.bin.clone().unwrap_or_else(|| a.package.clone()),
+    });
     let candidate = match (&a.candidate, own_suite) {
         (Some(p), _) => p.clone(),
+        // Built from the working tree by `--base-ref`.
+        _ if base_ref.is_some() => PathBuf::new(),
         (None, true) => this_binary("--candidate")?,
         (None, false) => return Err(invalid("--candidate", "", "required: this binary has no scenarios of its own")),
     };
@@ -192,8 +209,9 @@ pub(crate) fn compare_options(a: &CompareArgs, own_suite: bool) -> Result<Compar
         );
     }
     Ok(CompareOptions {
-        baseline: a.baseline.clone(),
+        baseline: a.baseline.clone().unwrap_or_default(),
         candidate,
+        base_ref,
         out: a.session.out.clone(),
         command: command(settings.seed),
         settings,

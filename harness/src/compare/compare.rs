@@ -55,6 +55,8 @@ pub struct CompareOptions {
     pub floor: f64,
     /// `--margin`, as a fraction: the change that matters.
     pub margin: f64,
+    /// `--base-ref`: build both sides from git first (then `baseline`/`candidate` are ignored).
+    pub base_ref: Option<BaseRef>,
     /// `--budget`: keep adding pairs to undecided scenarios until this much time is spent.
     pub budget: Option<Duration>,
     /// `--null-control`: share of extra A/A pairs (0 for none).
@@ -69,6 +71,17 @@ pub struct CompareOptions {
     pub candidate_env: BTreeMap<String, String>,
     /// The command line that reproduces this comparison.
     pub command: Vec<String>,
+}
+
+/// What `--base-ref` builds.
+#[derive(Debug, Clone)]
+pub struct BaseRef {
+    /// The git ref the baseline is built from.
+    pub git_ref: String,
+    /// `--package`.
+    pub package: String,
+    /// `--bin`.
+    pub bin: String,
 }
 
 /// Validated options of `calibrate`.
@@ -196,6 +209,7 @@ fn write_side(
 /// `compare`: returns the exit status (non-zero under `--fail-on-regression` when a row regressed).
 pub fn run_compare(opts: &CompareOptions) -> Result<u8, Error> {
     let started = SystemTime::now();
+    let (opts, built) = &super::base_ref::resolve(opts)?;
     let mut host = crate::host::collect();
     let calibration = match &opts.calibration {
         Some(p) => read_calibration(p)?,
@@ -297,6 +311,8 @@ pub fn run_compare(opts: &CompareOptions) -> Result<u8, Error> {
         candidate_env: env_list(&opts.candidate_env),
         warnings,
         margin: Some(opts.margin),
+        baseline_commit: built.as_ref().map(|b| b.baseline_commit.clone()),
+        candidate_commit: built.as_ref().map(|b| b.candidate_commit.clone()),
         null_control: report.as_ref().and_then(|r| r.null_control.clone()),
         sequential: report.filter(|_| opts.budget.is_some()).map(|r| super::budget::summary(&r, &entries, opts.budget)),
         host,

@@ -216,6 +216,9 @@ pub(crate) fn render(entries: &[CompareEntry], run: &CompareRun, mde_report: f64
         escape(&run.baseline).replace("\\`", "'"),
         escape(&run.candidate).replace("\\`", "'"),
     );
+    if let (Some(b), Some(c)) = (&run.baseline_commit, &run.candidate_commit) {
+        let _ = write!(md, "\n- built with `--base-ref`: baseline at commit {}, candidate at {}", escape(b), escape(c));
+    }
     md
 }
 

@@ -10,6 +10,7 @@
 //! See docs/statistics.md, "Comparing builds".
 
 mod analyze;
+mod base_ref;
 mod budget;
 mod calibrate;
 #[expect(clippy::module_inception, reason = "the pipeline of the compare module is its own concept")]
@@ -30,5 +31,5 @@ mod sequential_sim;
 #[cfg(test)]
 mod simulation;
 
-pub use compare::{CalibrateOptions, CompareOptions, RunSettings, run_calibrate, run_compare};
+pub use compare::{BaseRef, CalibrateOptions, CompareOptions, RunSettings, run_calibrate, run_compare};
 pub use verdict::{ALPHA, DEFAULT_MARGIN, DEFAULT_NOISE_FLOOR, POWER};

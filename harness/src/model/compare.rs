@@ -192,6 +192,12 @@ pub struct CompareRun {
     /// What the sequential run did (`--budget`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sequential: Option<SequentialRun>,
+    /// Commit the baseline was built from (`--base-ref`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline_commit: Option<String>,
+    /// Commit the candidate was built from (`--base-ref`; `-dirty` when the tree had changes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub candidate_commit: Option<String>,
     /// The A/A null control, when one ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub null_control: Option<NullControl>,
