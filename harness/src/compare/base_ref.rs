@@ -108,6 +108,8 @@ pub(crate) fn resolve(opts: &CompareOptions) -> Result<(CompareOptions, Option<B
         source,
     })?;
     let bins = std::env::temp_dir().join(format!("harness-compare-bins-{}", std::process::id()));
+    // The binaries must outlive this call (the comparison runs them), so the directory is left
+    // for the system's temp cleanup; each holds two binaries.
     eprintln!("compare: building {}/{} at {} and from the working tree", b.package, b.bin, b.git_ref);
     let built = build_pair(&cwd, &b.git_ref, &b.package, &b.bin, &bins)?;
     let mut o = opts.clone();

@@ -12,10 +12,12 @@ use rand_chacha::ChaCha8Rng;
 use super::analyze::{AnalysisConfig, MetricInput};
 use super::control::{control_pairs, downgrade, judge};
 use super::inputs::from_pairs;
-use super::interleave::{ProcessConfig, ScenarioRuns, Side, SideTarget, Slot, execute};
+use super::compare::PHASE;
+use super::interleave::{Interleaver, ScenarioRuns, Side, Slot};
 use super::sequential::{DEFAULT_HORIZON, Plan, Sequential};
 use crate::errors::Error;
-use crate::execute::Listed;
+use crate::events::{Reporter, RunEvent};
+use crate::model::Listed;
 use crate::model::{CompareEntry, CompareVerdict, NullControl, SequentialRun};
 
 /// What the sequential run did, for compare-run.json and the Markdown.
@@ -40,34 +42,24 @@ fn pair_counts(runs: &BTreeMap<String, ScenarioRuns>) -> BTreeMap<String, usize>
     runs.iter().map(|(k, v)| (k.clone(), v.baseline.len().min(v.candidate.len()))).collect()
 }
 
-/// Run `slots` and append their records to `runs`, numbering them after the runs already there.
-fn run_into(
-    runs: &mut BTreeMap<String, ScenarioRuns>,
-    sides: (&SideTarget<'_>, &SideTarget<'_>),
-    selected: &[Listed],
-    slots: &[Slot],
-    process: &ProcessConfig,
-    label: &str,
-) -> Result<(), Error> {
-    let offset = runs.values().map(|r| r.baseline.len() + r.candidate.len()).sum::<usize>();
-    let total = slots.len();
-    let new = execute(sides.0, sides.1, selected, slots, process, |i, _, rec| {
-        if (i + 1) % (2 * selected.len()).max(1) == 0 || i + 1 == total {
-            eprintln!("compare: {label}: {}/{} processes", i + 1, total);
-        }
-        if rec.outcome.is_failure() {
-            eprintln!("compare: {} {}", rec.scenario, rec.outcome.short());
-        }
-    })?;
-    for (name, mut sr) in new {
-        for r in sr.baseline.iter_mut().chain(sr.candidate.iter_mut()) {
-            r.run_index += offset;
-        }
-        let e = runs.entry(name).or_default();
-        e.baseline.extend(sr.baseline);
-        e.candidate.extend(sr.candidate);
-    }
-    Ok(())
+/// Run `slots` as one phase of the seam.
+fn phase(il: &mut Interleaver<'_>, slots: &[Slot], name: &str, events: &mut dyn Reporter) -> Result<(), Error> {
+    events.on_event(&RunEvent::PhaseStarted { name, planned: slots.len() })?;
+    il.run_batch(slots, events)?;
+    events.on_event(&RunEvent::PhaseFinished { name })
+}
+
+/// How a sequential comparison runs.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SequentialSettings {
+    /// Pairs of the first look (`--runs`).
+    pub first: usize,
+    /// `--budget`; without it there is one look.
+    pub budget: Option<Duration>,
+    /// Seed of the batch schedules.
+    pub seed: u64,
+    /// `--null-control` share (0: none).
+    pub control_share: f64,
 }
 
 /// Slots that bring each scenario from `have` to `want` pairs: round r holds the scenarios
@@ -94,72 +86,83 @@ fn batch(selected: &[Listed], have: &BTreeMap<String, usize>, want: &BTreeMap<St
 }
 
 /// The sequential comparison of `selected`: first batch `first` pairs; with a budget, more
-/// looks up to the horizon. Returns every run, the rows of the last look and what was done.
-#[expect(clippy::too_many_arguments, reason = "the two sides, the plan and the process settings are distinct inputs")]
+/// looks up to the horizon. `pairs` runs baseline against candidate, `control` baseline against
+/// itself. Returns every run, the inputs and rows of the last look and what was done.
 pub(crate) fn run_sequential(
-    a: &SideTarget<'_>,
-    b: &SideTarget<'_>,
+    mut pairs: Interleaver<'_>,
+    mut control: Interleaver<'_>,
     selected: &[Listed],
-    first: usize,
-    budget: Option<Duration>,
-    seed: u64,
-    process: &ProcessConfig,
+    s: SequentialSettings,
     config: AnalysisConfig,
-    control_share: f64,
+    events: &mut dyn Reporter,
 ) -> Result<Finished, Error> {
-    let plan = if budget.is_some() {
-        Plan { first, horizon: DEFAULT_HORIZON.max(first) }
-    } else {
-        Plan::single(first)
+    let plan = match s.budget {
+        Some(_) => Plan {
+            first: s.first,
+            horizon: DEFAULT_HORIZON.max(s.first),
+        },
+        None => Plan::single(s.first),
     };
     let mut seq = Sequential::new(plan, config);
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut rng = ChaCha8Rng::seed_from_u64(s.seed);
     let start = Instant::now();
-    let mut runs: BTreeMap<String, ScenarioRuns> = BTreeMap::new();
     let mut report = BudgetReport::default();
-    let mut want: BTreeMap<String, usize> = selected.iter().map(|l| (l.name.clone(), first)).collect();
-    let mut control: BTreeMap<String, ScenarioRuns> = BTreeMap::new();
+    let mut want: BTreeMap<String, usize> = selected.iter().map(|l| (l.name.clone(), s.first)).collect();
     loop {
-        let slots = batch(selected, &pair_counts(&runs), &want, &mut rng);
-        run_into(&mut runs, (a, b), selected, &slots, process, &format!("look {}", report.looks + 1))?;
+        let slots = batch(selected, &pair_counts(pairs.runs()), &want, &mut rng);
+        phase(&mut pairs, &slots, &format!("{PHASE} look {}", report.looks + 1), events)?;
         report.looks += 1;
         report.pairs += slots.len() / 2;
-        // The null control: the baseline against itself, a share of each scenario's pairs.
-        let control_want: BTreeMap<String, usize> = want.iter().map(|(k, &n)| (k.clone(), control_pairs(n, control_share))).collect();
-        let slots = batch(selected, &pair_counts(&control), &control_want, &mut rng);
-        run_into(&mut control, (a, a), selected, &slots, process, "null control")?;
-        for (name, sr) in &runs {
+        let control_want: BTreeMap<String, usize> = want.iter().map(|(k, &n)| (k.clone(), control_pairs(n, s.control_share))).collect();
+        let slots = batch(selected, &pair_counts(control.runs()), &control_want, &mut rng);
+        if !slots.is_empty() {
+            phase(&mut control, &slots, "null control (A/A)", events)?;
+        }
+        for (name, sr) in pairs.runs() {
             let n = sr.baseline.len().min(sr.candidate.len()).max(1);
             let ns: u64 = sr.baseline.iter().chain(&sr.candidate).map(|r| r.wall_ns).sum();
             report.pair_seconds.insert(name.clone(), ns as f64 / 1e9 / n as f64);
         }
-        let inputs = from_pairs(&runs);
+        let inputs = from_pairs(pairs.runs());
         let entries = seq.look(&inputs);
         report.spent = start.elapsed();
         want = seq.next();
-        let Some(budget) = budget else { return Ok(finish(runs, inputs, entries, report, &control, &seq.config)) };
-        // Afford the cheapest scenarios first; the rest stop at their last look.
-        let mut cost: Vec<(f64, String)> = want
-            .iter()
-            .map(|(name, &n)| {
-                let have = runs.get(name).map_or(0, |r| r.baseline.len().min(r.candidate.len()));
-                let per_pair = report.pair_seconds.get(name).copied().unwrap_or(0.0) * (1.0 + control_share);
-                (n.saturating_sub(have) as f64 * per_pair, name.clone())
-            })
-            .collect();
-        cost.sort_by(|x, y| x.0.total_cmp(&y.0));
-        let mut left = budget.as_secs_f64() - start.elapsed().as_secs_f64();
-        for (c, name) in cost {
-            if c <= left {
-                left -= c;
-            } else {
-                want.remove(&name);
-                seq.stop(&name);
-                report.cut_by_budget.push(name);
-            }
+        if let Some(budget) = s.budget {
+            afford(&mut want, &mut seq, &mut report, pairs.runs(), budget.as_secs_f64() - start.elapsed().as_secs_f64(), s.control_share);
         }
         if want.is_empty() {
-            return Ok(finish(runs, inputs, entries, report, &control, &seq.config));
+            let control_runs = control.into_runs();
+            return Ok(finish(pairs.into_runs(), inputs, entries, report, &control_runs, &seq.config));
+        }
+    }
+}
+
+/// Keep in `want` the scenarios the time `left` affords at their measured pair cost (with the
+/// control's share), cheapest first; the rest stop at their last look.
+fn afford(
+    want: &mut BTreeMap<String, usize>,
+    seq: &mut Sequential,
+    report: &mut BudgetReport,
+    runs: &BTreeMap<String, ScenarioRuns>,
+    mut left: f64,
+    control_share: f64,
+) {
+    let have = pair_counts(runs);
+    let mut cost: Vec<(f64, String)> = want
+        .iter()
+        .map(|(name, &n)| {
+            let per_pair = report.pair_seconds.get(name).copied().unwrap_or(0.0) * (1.0 + control_share);
+            (n.saturating_sub(have.get(name).copied().unwrap_or(0)) as f64 * per_pair, name.clone())
+        })
+        .collect();
+    cost.sort_by(|x, y| x.0.total_cmp(&y.0));
+    for (c, name) in cost {
+        if c <= left {
+            left -= c;
+        } else {
+            want.remove(&name);
+            seq.stop(&name);
+            report.cut_by_budget.push(name);
         }
     }
 }

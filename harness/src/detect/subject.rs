@@ -4,7 +4,8 @@
 use std::io;
 
 use crate::errors::Error;
-use crate::execute::{LibtestBinary, Listed, ProcessResult, Target, TargetRequest};
+use crate::execute::{LibtestBinary, ProcessResult, Target, TargetRequest};
+use crate::model::Listed;
 
 /// A binary whose scenarios detect can run together in one process.
 pub trait OrderTarget: Send + Sync {

@@ -2,6 +2,8 @@
 //! or a function of a [`ResultsFile`](crate::model::ResultsFile).
 
 mod csv;
+mod files;
+mod index;
 pub mod html;
 mod json;
 mod jsonl;
@@ -9,9 +11,12 @@ mod out_dir;
 mod progress;
 mod terminal;
 
-pub use csv::write_csv;
+pub use csv::{CsvWriter, write_csv};
 pub use html::write_html;
-pub use json::{JsonWriter, read_results, write_json};
+pub use files::{write_atomic, write_csv_rows, write_json};
+pub(crate) use files::io_err;
+pub use index::HtmlReporter;
+pub use json::{JsonWriter, read_results};
 pub use jsonl::JsonlWriter;
 pub use out_dir::OutDir;
 pub use progress::ProgressReporter;
