@@ -31,6 +31,9 @@ pub(crate) struct MetricInput {
     pub within: Option<f64>,
 }
 
+/// Calibrated noise bands by (scenario, metric), with the pairs each was measured at.
+pub(crate) type Calibration = BTreeMap<(String, String), (f64, usize)>;
+
 /// What the analysis needs besides the values.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct AnalysisConfig {
@@ -38,8 +41,8 @@ pub(crate) struct AnalysisConfig {
     pub floor: f64,
     /// Margin of practical relevance (fraction).
     pub margin: f64,
-    /// Calibrated noise bands by (scenario, metric), with the pairs they were measured at.
-    pub calibration: BTreeMap<(String, String), (f64, usize)>,
+    /// Calibrated noise bands.
+    pub calibration: Calibration,
 }
 
 /// One row's place in a sequential comparison: the alpha this look may spend and the smallest

@@ -26,8 +26,8 @@ fn null_distribution(n: usize) -> Vec<f64> {
         for t in (r..=m).rev() {
             p[t] = 0.5 * (p[t] + p[t - r]);
         }
-        for t in 0..r.min(m + 1) {
-            p[t] *= 0.5;
+        for x in p.iter_mut().take(r) {
+            *x *= 0.5;
         }
     }
     p
