@@ -90,6 +90,68 @@ fn verdict(e: &CompareEntry) -> String {
     s
 }
 
+/// The null control's judgement and what the sequential run did.
+fn run_notes(run: &CompareRun) -> String {
+    let mut md = String::new();
+    if let Some(c) = &run.null_control {
+        let _ = writeln!(
+            md,
+            "\n**Null control** (baseline against itself, up to {} pairs a scenario): {} of {} rows at p <= {} (chance: {:.1}){}.",
+            c.pairs,
+            c.significant,
+            c.rows,
+            run.alpha,
+            c.expected,
+            if c.too_noisy {
+                format!(
+                    " — **beyond chance: the machine was too noisy, regressed/improved verdicts were downgraded**{}",
+                    if c.moved.is_empty() { String::new() } else { format!(" (moved: {})", escape(&c.moved.join(", "))) }
+                )
+            } else {
+                String::new()
+            }
+        );
+    }
+    if let Some(q) = &run.sequential {
+        let _ = writeln!(
+            md,
+            "\n**Sequential:** {} look(s), {} pairs in {:.0}s of a {:.0}s budget{}. About {:.0}s more would likely decide the inconclusive rows.",
+            q.looks,
+            q.pairs,
+            q.spent_s,
+            q.budget_s,
+            if q.cut_by_budget.is_empty() {
+                String::new()
+            } else {
+                format!("; {} scenario(s) stopped by the budget", q.cut_by_budget.len())
+            },
+            q.seconds_to_decide_rest.max(0.0)
+        );
+    }
+    md
+}
+
+/// "What this cannot catch": rows whose minimal detectable effect exceeds `mde_report`.
+fn cannot_catch(entries: &[CompareEntry], mde_report: f64) -> String {
+    let mut md = String::new();
+    let blind: Vec<&CompareEntry> = entries.iter().filter(|e| e.mde.is_none_or(|m| m > mde_report)).collect();
+    let _ = writeln!(
+        md,
+        "\n### What this cannot catch\n\nRows whose minimal detectable effect (80% power, this run count, this verdict rule) \
+         is larger than {:.0}%: a real change of {:.0}% there would most likely pass unseen.\n",
+        mde_report * 100.0,
+        mde_report * 100.0
+    );
+    if blind.is_empty() {
+        md += "None.\n";
+    }
+    for e in blind {
+        let mde = e.mde.map_or("unknown".to_owned(), |m| format!("{:.1}%", m * 100.0));
+        let _ = writeln!(md, "- {} {}: MDE {mde}", escape(&e.name), escape(&e.metric));
+    }
+    md
+}
+
 /// The whole comment. `mde_report` is the size (fraction) "what this cannot catch" is stated for.
 pub(crate) fn render(entries: &[CompareEntry], run: &CompareRun, mde_report: f64) -> String {
     let mut md = String::from("## Performance comparison\n\n");
@@ -129,67 +191,14 @@ pub(crate) fn render(entries: &[CompareEntry], run: &CompareRun, mde_report: f64
     if !notes.is_empty() {
         md += "\n<details><summary>Notes</summary>\n\n";
         for e in notes {
-            let _ = writeln!(
-                md,
-                "- {} {}: {}",
-                escape(&e.name),
-                escape(&e.metric),
-                escape(e.note.as_deref().unwrap_or(""))
-            );
+            let note = escape(e.note.as_deref().unwrap_or(""));
+            let _ = writeln!(md, "- {} {}: {note}", escape(&e.name), escape(&e.metric));
         }
         md += "\n</details>\n";
     }
     md += &noise_sources(entries);
-    if let Some(c) = &run.null_control {
-        let _ = writeln!(
-            md,
-            "\n**Null control** (baseline against itself, up to {} pairs a scenario): {} of {} rows at p <= {} (chance: {:.1}){}.",
-            c.pairs,
-            c.significant,
-            c.rows,
-            run.alpha,
-            c.expected,
-            if c.too_noisy {
-                format!(
-                    " — **beyond chance: the machine was too noisy, regressed/improved verdicts were downgraded**{}",
-                    if c.moved.is_empty() { String::new() } else { format!(" (moved: {})", escape(&c.moved.join(", "))) }
-                )
-            } else {
-                String::new()
-            }
-        );
-    }
-    if let Some(q) = &run.sequential {
-        let _ = writeln!(
-            md,
-            "\n**Sequential:** {} look(s), {} pairs in {:.0}s of a {:.0}s budget{}. About {:.0}s more would likely decide the inconclusive rows.",
-            q.looks,
-            q.pairs,
-            q.spent_s,
-            q.budget_s,
-            if q.cut_by_budget.is_empty() {
-                String::new()
-            } else {
-                format!("; {} scenario(s) stopped by the budget", q.cut_by_budget.len())
-            },
-            q.seconds_to_decide_rest.max(0.0)
-        );
-    }
-    let blind: Vec<&CompareEntry> = entries.iter().filter(|e| e.mde.is_none_or(|m| m > mde_report)).collect();
-    let _ = writeln!(
-        md,
-        "\n### What this cannot catch\n\nRows whose minimal detectable effect (80% power, this run count, this verdict rule) \
-         is larger than {:.0}%: a real change of {:.0}% there would most likely pass unseen.\n",
-        mde_report * 100.0,
-        mde_report * 100.0
-    );
-    if blind.is_empty() {
-        md += "None.\n";
-    }
-    for e in blind {
-        let mde = e.mde.map_or("unknown".to_owned(), |m| format!("{:.1}%", m * 100.0));
-        let _ = writeln!(md, "- {} {}: MDE {mde}", escape(&e.name), escape(&e.metric));
-    }
+    md += &run_notes(run);
+    md += &cannot_catch(entries, mde_report);
     let h = &run.host;
     let _ = writeln!(
         md,
