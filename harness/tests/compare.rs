@@ -36,8 +36,8 @@ fn two_copies(dir: &Path) -> (PathBuf, PathBuf) {
 fn compare(args: &[&str]) -> (i32, Vec<Value>, String) {
     let out = Command::new(HARNESS)
         .arg("compare")
-        // 30 iterations a process: their median shrugs off the preemptions of a busy machine.
-        .args(["--iterations", "30", "--warmup", "1", "--seed", "7"])
+        // 100 iterations a process: their median shrugs off the preemptions of a busy machine.
+        .args(["--iterations", "100", "--warmup", "1", "--seed", "7"])
         .args(args)
         .output()
         .unwrap();
