@@ -55,7 +55,10 @@ pub(crate) struct Look {
 
 impl Look {
     /// A comparison with one look spends all of [`ALPHA`].
-    pub const SINGLE: Look = Look { alpha: ALPHA, p_prior: 1.0 };
+    pub const SINGLE: Look = Look {
+        alpha: ALPHA,
+        p_prior: 1.0,
+    };
 }
 
 fn side(values: &[f64], unit: &Unit) -> Option<SideStats> {
@@ -73,7 +76,13 @@ fn side(values: &[f64], unit: &Unit) -> Option<SideStats> {
 /// sides (`gflop_per_s = flop / latency`). Such a rate is the latency's question asked twice.
 pub(crate) fn derived_from(inputs: &[MetricInput]) -> Vec<Option<usize>> {
     let product_constant = |x: &MetricInput, t: &MetricInput| {
-        let k: Vec<f64> = x.baseline.iter().chain(&x.candidate).zip(t.baseline.iter().chain(&t.candidate)).map(|(a, b)| a * b).collect();
+        let k: Vec<f64> = x
+            .baseline
+            .iter()
+            .chain(&x.candidate)
+            .zip(t.baseline.iter().chain(&t.candidate))
+            .map(|(a, b)| a * b)
+            .collect();
         k.len() >= 2 && k.iter().all(|v| v.is_finite() && *v > 0.0 && (v / k[0] - 1.0).abs() < 1e-6)
     };
     inputs
@@ -83,7 +92,11 @@ pub(crate) fn derived_from(inputs: &[MetricInput]) -> Vec<Option<usize>> {
                 return None;
             }
             inputs.iter().position(|t| {
-                t.name == x.name && t.unit == Unit::Nanoseconds && t.baseline.len() == x.baseline.len() && t.paired == x.paired && product_constant(x, t)
+                t.name == x.name
+                    && t.unit == Unit::Nanoseconds
+                    && t.baseline.len() == x.baseline.len()
+                    && t.paired == x.paired
+                    && product_constant(x, t)
             })
         })
         .collect()
@@ -184,7 +197,12 @@ pub(crate) fn analyze_looks(inputs: &[MetricInput], config: &AnalysisConfig, loo
         .collect();
     for (i, d) in derived.iter().enumerate() {
         if let Some(&j) = d.as_ref() {
-            let (verdict, q, needed, metric) = (entries[j].verdict, entries[j].p_adjusted, entries[j].runs_needed, entries[j].metric.clone());
+            let (verdict, q, needed, metric) = (
+                entries[j].verdict,
+                entries[j].p_adjusted,
+                entries[j].runs_needed,
+                entries[j].metric.clone(),
+            );
             let e = &mut entries[i];
             e.verdict = verdict;
             e.p_adjusted = q;

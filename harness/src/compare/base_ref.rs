@@ -63,7 +63,11 @@ fn build(dir: &Path, target: &Path, package: &str, bin: &str, what: &str) -> Res
 /// holding `dir`. Base builds go to `target/compare-base` (kept, so the next run is incremental);
 /// the baseline binary is copied to `out` so a later build cannot change it under the comparison.
 pub(crate) fn build_pair(dir: &Path, git_ref: &str, package: &str, bin: &str, out: &Path) -> Result<Built, Error> {
-    let root = PathBuf::from(git(dir, &["rev-parse", "--show-toplevel"], "finding the git repository (--base-ref)")?);
+    let root = PathBuf::from(git(
+        dir,
+        &["rev-parse", "--show-toplevel"],
+        "finding the git repository (--base-ref)",
+    )?);
     let spec = format!("{git_ref}^{{commit}}");
     let base = git(&root, &["rev-parse", "--verify", "--quiet", &spec], "resolving --base-ref").map_err(|_| Error::InvalidFlag {
         flag: "--base-ref",
@@ -75,17 +79,40 @@ pub(crate) fn build_pair(dir: &Path, git_ref: &str, package: &str, bin: &str, ou
     let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
     let tree = std::env::temp_dir().join(format!("harness-base-{}-{}", std::process::id(), &base[..12]));
     let tree_s = tree.to_string_lossy().into_owned();
-    git(&root, &["worktree", "add", "--detach", &tree_s, &base], "adding a worktree for --base-ref")?;
-    let built = build(&tree, &target.join("compare-base"), package, bin, &format!("building {package}/{bin} at {git_ref}"));
-    let _ = git(&root, &["worktree", "remove", "--force", &tree_s], "removing the --base-ref worktree");
+    git(
+        &root,
+        &["worktree", "add", "--detach", &tree_s, &base],
+        "adding a worktree for --base-ref",
+    )?;
+    let built = build(
+        &tree,
+        &target.join("compare-base"),
+        package,
+        bin,
+        &format!("building {package}/{bin} at {git_ref}"),
+    );
+    let _ = git(
+        &root,
+        &["worktree", "remove", "--force", &tree_s],
+        "removing the --base-ref worktree",
+    );
     let built = built?;
-    std::fs::create_dir_all(out).map_err(|source| Error::OutDir { path: out.to_owned(), source })?;
+    std::fs::create_dir_all(out).map_err(|source| Error::OutDir {
+        path: out.to_owned(),
+        source,
+    })?;
     let baseline = out.join(format!("baseline-{bin}{}", std::env::consts::EXE_SUFFIX));
     std::fs::copy(&built, &baseline).map_err(|source| Error::Io {
         what: format!("copying {} to {}", built.display(), baseline.display()),
         source,
     })?;
-    let candidate_built = build(&root, &target, package, bin, &format!("building {package}/{bin} from the working tree"))?;
+    let candidate_built = build(
+        &root,
+        &target,
+        package,
+        bin,
+        &format!("building {package}/{bin} from the working tree"),
+    )?;
     let candidate = out.join(format!("candidate-{bin}{}", std::env::consts::EXE_SUFFIX));
     std::fs::copy(&candidate_built, &candidate).map_err(|source| Error::Io {
         what: format!("copying {} to {}", candidate_built.display(), candidate.display()),
@@ -110,7 +137,10 @@ pub(crate) fn resolve(opts: &CompareOptions) -> Result<(CompareOptions, Option<B
     let bins = std::env::temp_dir().join(format!("harness-compare-bins-{}", std::process::id()));
     // The binaries must outlive this call (the comparison runs them), so the directory is left
     // for the system's temp cleanup; each holds two binaries.
-    eprintln!("compare: building {}/{} at {} and from the working tree", b.package, b.bin, b.git_ref);
+    eprintln!(
+        "compare: building {}/{} at {} and from the working tree",
+        b.package, b.bin, b.git_ref
+    );
     let built = build_pair(&cwd, &b.git_ref, &b.package, &b.bin, &bins)?;
     let mut o = opts.clone();
     o.baseline = built.baseline.clone();
@@ -130,7 +160,11 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("harness-baseref-test-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(dir.join("src")).unwrap();
-        std::fs::write(dir.join("Cargo.toml"), "[package]\nname = \"tiny\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n").unwrap();
+        std::fs::write(
+            dir.join("Cargo.toml"),
+            "[package]\nname = \"tiny\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
+        )
+        .unwrap();
         std::fs::write(dir.join("src/main.rs"), "fn main() { println!(\"old\"); }\n").unwrap();
         std::fs::write(dir.join(".gitignore"), "target/\nout/\n").unwrap();
         let g = |args: &[&str]| {
@@ -146,9 +180,10 @@ mod tests {
         let run = |p: &Path| String::from_utf8(Command::new(p).output().unwrap().stdout).unwrap();
         assert_eq!((run(&built.baseline).trim(), run(&built.candidate).trim()), ("old", "new"));
         assert!(built.candidate_commit.ends_with("-dirty") && built.candidate_commit.starts_with(&built.baseline_commit));
-        let e = build_pair(&dir, "no-such-ref", "tiny", "tiny", &dir.join("out")).unwrap_err().to_string();
+        let e = build_pair(&dir, "no-such-ref", "tiny", "tiny", &dir.join("out"))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("--base-ref"), "{e}");
         let _ = std::fs::remove_dir_all(&dir);
     }
-
 }

@@ -10,9 +10,9 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::analyze::{AnalysisConfig, MetricInput};
+use super::compare::PHASE;
 use super::control::{control_pairs, downgrade, judge};
 use super::inputs::from_pairs;
-use super::compare::PHASE;
 use super::interleave::{Interleaver, ScenarioRuns, Side, Slot};
 use super::sequential::{DEFAULT_HORIZON, Plan, Sequential};
 use crate::errors::Error;
@@ -39,12 +39,17 @@ pub(crate) struct BudgetReport {
 
 /// Pairs of each scenario in `runs`.
 fn pair_counts(runs: &BTreeMap<String, ScenarioRuns>) -> BTreeMap<String, usize> {
-    runs.iter().map(|(k, v)| (k.clone(), v.baseline.len().min(v.candidate.len()))).collect()
+    runs.iter()
+        .map(|(k, v)| (k.clone(), v.baseline.len().min(v.candidate.len())))
+        .collect()
 }
 
 /// Run `slots` as one phase of the seam.
 fn phase(il: &mut Interleaver<'_>, slots: &[Slot], name: &str, events: &mut dyn Reporter) -> Result<(), Error> {
-    events.on_event(&RunEvent::PhaseStarted { name, planned: slots.len() })?;
+    events.on_event(&RunEvent::PhaseStarted {
+        name,
+        planned: slots.len(),
+    })?;
     il.run_batch(slots, events)?;
     events.on_event(&RunEvent::PhaseFinished { name })
 }
@@ -67,7 +72,10 @@ pub(crate) struct SequentialSettings {
 fn batch(selected: &[Listed], have: &BTreeMap<String, usize>, want: &BTreeMap<String, usize>, rng: &mut ChaCha8Rng) -> Vec<Slot> {
     let extra = |i: usize| {
         let name = &selected[i].name;
-        want.get(name).copied().unwrap_or(0).saturating_sub(have.get(name).copied().unwrap_or(0))
+        want.get(name)
+            .copied()
+            .unwrap_or(0)
+            .saturating_sub(have.get(name).copied().unwrap_or(0))
     };
     let rounds = (0..selected.len()).map(extra).max().unwrap_or(0);
     let mut slots = Vec::new();
@@ -78,8 +86,16 @@ fn batch(selected: &[Listed], have: &BTreeMap<String, usize>, want: &BTreeMap<St
             let round = have.get(&selected[scenario].name).copied().unwrap_or(0) + r;
             let first = if rng.random::<bool>() { Side::Baseline } else { Side::Candidate };
             let second = if first == Side::Baseline { Side::Candidate } else { Side::Baseline };
-            slots.push(Slot { round, scenario, side: first });
-            slots.push(Slot { round, scenario, side: second });
+            slots.push(Slot {
+                round,
+                scenario,
+                side: first,
+            });
+            slots.push(Slot {
+                round,
+                scenario,
+                side: second,
+            });
         }
     }
     slots
@@ -128,7 +144,14 @@ pub(crate) fn run_sequential(
         report.spent = start.elapsed();
         want = seq.next();
         if let Some(budget) = s.budget {
-            afford(&mut want, &mut seq, &mut report, pairs.runs(), budget.as_secs_f64() - start.elapsed().as_secs_f64(), s.control_share);
+            afford(
+                &mut want,
+                &mut seq,
+                &mut report,
+                pairs.runs(),
+                budget.as_secs_f64() - start.elapsed().as_secs_f64(),
+                s.control_share,
+            );
         }
         if want.is_empty() {
             let control_runs = control.into_runs();
@@ -152,7 +175,10 @@ fn afford(
         .iter()
         .map(|(name, &n)| {
             let per_pair = report.pair_seconds.get(name).copied().unwrap_or(0.0) * (1.0 + control_share);
-            (n.saturating_sub(have.get(name).copied().unwrap_or(0)) as f64 * per_pair, name.clone())
+            (
+                n.saturating_sub(have.get(name).copied().unwrap_or(0)) as f64 * per_pair,
+                name.clone(),
+            )
         })
         .collect();
     cost.sort_by(|x, y| x.0.total_cmp(&y.0));
@@ -197,7 +223,10 @@ pub(crate) fn summary(r: &BudgetReport, entries: &[CompareEntry], budget: Option
             *slot = (*slot).max(more);
         }
     }
-    let rest: f64 = need.iter().map(|(name, &n)| n as f64 * r.pair_seconds.get(*name).copied().unwrap_or(0.0)).sum();
+    let rest: f64 = need
+        .iter()
+        .map(|(name, &n)| n as f64 * r.pair_seconds.get(*name).copied().unwrap_or(0.0))
+        .sum();
     SequentialRun {
         budget_s: budget.map_or(0.0, |b| b.as_secs_f64()),
         spent_s: r.spent.as_secs_f64(),
@@ -234,7 +263,13 @@ mod tests {
             assert_eq!((p[0].scenario, p[0].round), (p[1].scenario, p[1].round));
             assert_ne!(p[0].side, p[1].side);
         }
-        let rounds = |s: usize| slots.iter().filter(|x| x.scenario == s && x.side == Side::Baseline).map(|x| x.round).collect::<Vec<_>>();
+        let rounds = |s: usize| {
+            slots
+                .iter()
+                .filter(|x| x.scenario == s && x.side == Side::Baseline)
+                .map(|x| x.round)
+                .collect::<Vec<_>>()
+        };
         assert_eq!(rounds(0), vec![10, 11, 12, 13, 14]);
         assert_eq!(rounds(2), vec![10, 11]);
         assert!(rounds(1).is_empty());

@@ -36,7 +36,10 @@ fn binomial_upper(k: usize, m: usize, p: f64) -> f64 {
 /// tail below 1%), or did any of them get a `regressed` / `improved` verdict?
 pub(crate) fn judge(inputs: &[MetricInput], config: &AnalysisConfig) -> NullControl {
     let rows = analyze(inputs, config);
-    let directed: Vec<&CompareEntry> = rows.iter().filter(|e| e.better != Better::Neither && e.derived_from.is_none() && e.p_value.is_some()).collect();
+    let directed: Vec<&CompareEntry> = rows
+        .iter()
+        .filter(|e| e.better != Better::Neither && e.derived_from.is_none() && e.p_value.is_some())
+        .collect();
     let significant = directed.iter().filter(|e| e.p_value.is_some_and(|p| p <= ALPHA)).count();
     let moved: Vec<String> = directed
         .iter()
@@ -59,8 +62,14 @@ pub(crate) fn downgrade(entries: &mut [CompareEntry], control: &NullControl) {
     if !control.too_noisy {
         return;
     }
-    for e in entries.iter_mut().filter(|e| matches!(e.verdict, CompareVerdict::Regressed | CompareVerdict::Improved)) {
-        let why = format!("was {}; downgraded because the A/A null control moved (machine too noisy)", e.verdict.as_str());
+    for e in entries
+        .iter_mut()
+        .filter(|e| matches!(e.verdict, CompareVerdict::Regressed | CompareVerdict::Improved))
+    {
+        let why = format!(
+            "was {}; downgraded because the A/A null control moved (machine too noisy)",
+            e.verdict.as_str()
+        );
         e.note = Some(match e.note.take() {
             Some(n) => format!("{n}; {why}"),
             None => why,
@@ -121,7 +130,10 @@ mod tests {
             })
             .count();
         eprintln!("quiet controls judged too noisy: {noisy} of {sessions}");
-        assert!(noisy as f64 / sessions as f64 <= 0.03, "{noisy} of {sessions} quiet controls judged noisy");
+        assert!(
+            noisy as f64 / sessions as f64 <= 0.03,
+            "{noisy} of {sessions} quiet controls judged noisy"
+        );
         let inputs: Vec<MetricInput> = (0..20).map(|k| aa(&mut r, format!("s{k}"), 0.02, 0.15)).collect();
         let c = judge(&inputs, &config);
         assert!(c.too_noisy && c.significant > 10, "{c:?}");

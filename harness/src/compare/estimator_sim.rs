@@ -45,7 +45,11 @@ fn process(r: &mut ChaCha8Rng, s: Shape, level: f64) -> Vec<f64> {
     }
     (0..s.iterations)
         .map(|_| {
-            let spike = if r.random::<f64>() < s.spike { (1.5 + 1.5 * r.random::<f64>()).ln() } else { 0.0 };
+            let spike = if r.random::<f64>() < s.spike {
+                (1.5 + 1.5 * r.random::<f64>()).ln()
+            } else {
+                0.0
+            };
             (l + s.within * normal(r) + spike).exp()
         })
         .collect()

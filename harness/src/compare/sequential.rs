@@ -41,7 +41,10 @@ fn spend(t: f64) -> f64 {
 impl Plan {
     /// One look at `pairs`: all of alpha at once (the non-sequential comparison).
     pub fn single(pairs: usize) -> Plan {
-        Plan { first: pairs, horizon: pairs }
+        Plan {
+            first: pairs,
+            horizon: pairs,
+        }
     }
 
     /// Pairs at each look: `first`, then 1.5x each time, ending at `horizon`.
@@ -73,6 +76,8 @@ pub(crate) struct ScenarioState {
     pub done: bool,
     /// Given up: its pairs-needed estimate is far beyond the horizon.
     pub out_of_reach: bool,
+    /// Stopped by the budget: it stays at its last look.
+    pub stopped: bool,
 }
 
 /// The state of a whole sequential comparison between looks.
@@ -123,7 +128,7 @@ impl Sequential {
             let needed = rows.iter().filter(|e| !decided(e)).filter_map(|e| e.runs_needed).max();
             // Judged from the second look on: ten pairs on a busy machine can misjudge the spread.
             s.out_of_reach = s.look >= 1 && needed.is_some_and(|n| n > OUT_OF_REACH * self.plan.horizon);
-            s.done = rows.iter().all(|e| decided(e)) || s.look >= last || s.out_of_reach;
+            s.done = s.stopped || rows.iter().all(|e| decided(e)) || s.look >= last || s.out_of_reach;
         }
         entries
     }
@@ -146,6 +151,7 @@ impl Sequential {
         if let Some(s) = self.scenarios.get_mut(name) {
             s.look = s.look.saturating_sub(1);
             s.done = true;
+            s.stopped = true;
         }
     }
 }
@@ -163,5 +169,41 @@ mod tests {
         assert!(p.alpha_at(0) > 0.01, "the first look spends a usable share: {}", p.alpha_at(0));
         assert_eq!(Plan::single(10).grid(), vec![10]);
         assert!((Plan::single(10).alpha_at(0) - ALPHA).abs() < 1e-15);
+    }
+
+    /// A scenario the budget stopped stays stopped at its last look, even when later looks
+    /// (for other scenarios) still find it undecided.
+    #[test]
+    fn a_scenario_stopped_by_the_budget_gets_no_more_pairs() {
+        use crate::model::Unit;
+        let input = |name: &str, shift: f64| MetricInput {
+            name: name.into(),
+            metric: "latency_ns".into(),
+            unit: Unit::Nanoseconds,
+            better: Better::Lower,
+            baseline: (0..10).map(|i| 100.0 + (i * 7 % 10) as f64 * 3.0).collect(),
+            candidate: (0..10).map(|i| (100.0 + (i * 3 % 10) as f64 * 3.0) * (1.0 + shift)).collect(),
+            paired: true,
+            n_baseline: 10,
+            n_candidate: 10,
+            note: None,
+            within: None,
+        };
+        // A far horizon, so that "b" is not given up as out of reach.
+        let config = AnalysisConfig {
+            floor: 0.02,
+            margin: 0.05,
+            ..Default::default()
+        };
+        let mut seq = Sequential::new(Plan { first: 10, horizon: 600 }, config);
+        let inputs = [input("a", 0.04), input("b", 0.05)];
+        seq.look(&inputs);
+        let want = seq.next();
+        assert_eq!(want.len(), 2, "both undecided at 10 pairs: {want:?}");
+        seq.stop("a");
+        seq.look(&inputs);
+        let want = seq.next();
+        assert!(!want.contains_key("a") && want.get("b") == Some(&23), "{want:?}");
+        assert!(seq.scenarios["a"].stopped && seq.scenarios["a"].look == 0);
     }
 }

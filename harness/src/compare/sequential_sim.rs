@@ -45,7 +45,13 @@ fn simulate(seed: u64, trials: usize, shape: Shape, shift: f64, margin: f64) -> 
         ..Default::default()
     };
     let mut r = rng(seed);
-    let mut o = Outcome { regressed: 0, improved: 0, unchanged: 0, naive_flagged: 0, mean_pairs: 0.0 };
+    let mut o = Outcome {
+        regressed: 0,
+        improved: 0,
+        unchanged: 0,
+        naive_flagged: 0,
+        mean_pairs: 0.0,
+    };
     for _ in 0..trials {
         let all = pairs(&mut r, shape, plan.horizon, shift);
         let mut seq = Sequential::new(plan, config.clone());
@@ -80,7 +86,11 @@ fn simulate(seed: u64, trials: usize, shape: Shape, shift: f64, margin: f64) -> 
 #[test]
 fn peeking_after_every_batch_keeps_false_verdicts_at_or_below_alpha() {
     let trials = 400;
-    let noisy = Shape { between: 0.10, jump: 0.15, ..MEASURED };
+    let noisy = Shape {
+        between: 0.10,
+        jump: 0.15,
+        ..MEASURED
+    };
     for (label, shape, seed) in [("measured", MEASURED, 61), ("noisier", noisy, 62)] {
         let sig = simulate(seed, trials, shape, 0.0, 0.0);
         let marg = simulate(seed + 100, trials, shape, 0.0, DEFAULT_MARGIN);
@@ -101,7 +111,11 @@ fn peeking_after_every_batch_keeps_false_verdicts_at_or_below_alpha() {
             let upper = clopper_pearson_upper(k as u64, trials as u64, 0.95);
             assert!(upper <= 0.05 || rate(k) <= 0.03, "false verdicts {k} of {trials}, upper {upper}");
         }
-        assert!(rate(sig.naive_flagged) > 0.08, "naive peeking at full alpha inflates: {}", rate(sig.naive_flagged));
+        assert!(
+            rate(sig.naive_flagged) > 0.08,
+            "naive peeking at full alpha inflates: {}",
+            rate(sig.naive_flagged)
+        );
     }
     let found = simulate(64, 150, MEASURED, 0.10, DEFAULT_MARGIN);
     eprintln!(

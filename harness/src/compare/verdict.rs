@@ -181,7 +181,11 @@ mod tests {
     #[test]
     fn an_interval_beyond_the_margin_regresses_however_noisy_the_run() {
         let a: Vec<f64> = (0..12).map(|i| 100.0 * (1.0 + 0.25 * ((i * 7 % 12) as f64 - 5.5) / 5.5)).collect();
-        let b: Vec<f64> = a.iter().enumerate().map(|(i, x)| x * 1.227 * (1.0 + 0.2 * ((i * 5 % 12) as f64 - 5.5) / 5.5)).collect();
+        let b: Vec<f64> = a
+            .iter()
+            .enumerate()
+            .map(|(i, x)| x * 1.227 * (1.0 + 0.2 * ((i * 5 % 12) as f64 - 5.5) / 5.5))
+            .collect();
         let e = paired(&a, &b).unwrap();
         let i = e.interval(0.95);
         assert!(i.low > 0.05_f64.ln_1p() && i.low < 0.121_f64.ln_1p(), "{i:?}");
@@ -210,7 +214,11 @@ mod tests {
     #[test]
     fn a_look_with_less_alpha_needs_more_evidence() {
         let a: Vec<f64> = (0..10).map(|i| 100.0 * (1.0 + 0.06 * ((i * 3 % 10) as f64 - 4.5) / 4.5)).collect();
-        let b: Vec<f64> = a.iter().enumerate().map(|(i, x)| x * 1.12 * (1.0 + 0.06 * ((i * 7 % 10) as f64 - 4.5) / 4.5)).collect();
+        let b: Vec<f64> = a
+            .iter()
+            .enumerate()
+            .map(|(i, x)| x * 1.12 * (1.0 + 0.06 * ((i * 7 % 10) as f64 - 4.5) / 4.5))
+            .collect();
         let e = paired(&a, &b).unwrap();
         let band = noise_band(&e, 0.02, 0.05, None);
         let full = decide(&e, Better::Lower, 0.001, band, ALPHA);

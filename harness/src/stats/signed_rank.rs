@@ -172,7 +172,11 @@ mod tests {
             for _ in 0..trials {
                 let d: Vec<f64> = (0..n)
                     .map(|_| {
-                        let jump = if r.random::<f64>() < 0.1 { 0.4 * if r.random::<bool>() { 1.0 } else { -1.0 } } else { 0.0 };
+                        let jump = if r.random::<f64>() < 0.1 {
+                            0.4 * if r.random::<bool>() { 1.0 } else { -1.0 }
+                        } else {
+                            0.0
+                        };
                         0.05 * normal(&mut r) + jump
                     })
                     .collect();

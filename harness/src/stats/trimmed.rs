@@ -47,7 +47,11 @@ pub fn yuen_parts(d: &[f64], gamma: f64) -> Result<(f64, f64, f64), StatsError> 
 pub fn yuen(d: &[f64], gamma: f64, level: f64) -> Result<(f64, Interval, f64), StatsError> {
     let (centre, se, df) = yuen_parts(d, gamma)?;
     if se == 0.0 {
-        let i = Interval { low: centre, high: centre, level };
+        let i = Interval {
+            low: centre,
+            high: centre,
+            level,
+        };
         return Ok((centre, i, if centre == 0.0 { 1.0 } else { 0.0 }));
     }
     let t = t_quantile(0.5 + level / 2.0, df);
