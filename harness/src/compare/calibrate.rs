@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 
 use super::analyze::{AnalysisConfig, MetricInput, analyze};
 use super::effect::{Effect, Scale, paired};
-use super::verdict::{ALPHA, POWER};
+use super::verdict::{ALPHA, DEFAULT_MARGIN, POWER};
 use crate::model::{CalibrationEntry, CompareVerdict};
 use crate::stats::minimal_detectable_effect;
 
@@ -24,8 +24,10 @@ pub(crate) fn calibrate(sessions: &[Vec<MetricInput>], floor: f64) -> Vec<Calibr
     for inputs in sessions {
         let entries = analyze(
             inputs,
+            // Sessions falsely flagged under the default verdict rule (margin 5%).
             &AnalysisConfig {
                 floor,
+                margin: DEFAULT_MARGIN,
                 ..Default::default()
             },
         );

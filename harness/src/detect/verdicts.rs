@@ -111,6 +111,7 @@ fn judge(loc: &mut Localizer<'_, '_>, runs: &mut GroupRuns, name: &str) -> Resul
             vec![]
         },
         value_shifts: vec![],
+        mechanism: vec![],
     };
     match verdict {
         OrderVerdict::Victim => entry.polluters = localized.culprits,

@@ -4,25 +4,29 @@
 //! the constants and the simulations that back each claim. Each file holds one concept:
 //! [`Sample`] (validated input), [`Interval`], [`summarize`] (the runner's entry point),
 //! proportions, hypothesis tests with Benjamini-Hochberg, and power.
+//!
+//! Imports nothing of the crate: pure functions of numbers.
 
-pub mod autocorr;
+pub(crate) mod autocorr;
+pub(crate) mod changepoint;
 pub(crate) mod dist;
-pub mod errors;
-pub mod hypothesis;
-pub mod interval;
-pub mod median_ci;
-pub mod outliers;
-pub mod power;
-pub mod proportion;
-pub mod sample;
-pub mod signed_rank;
-pub mod summary;
-pub mod trimmed;
-pub mod variance_split;
+pub(crate) mod errors;
+pub(crate) mod hypothesis;
+pub(crate) mod interval;
+pub(crate) mod median_ci;
+pub(crate) mod outliers;
+pub(crate) mod power;
+pub(crate) mod proportion;
+pub(crate) mod sample;
+pub(crate) mod signed_rank;
+pub(crate) mod summary;
+pub(crate) mod trimmed;
+pub(crate) mod variance_split;
 
 #[cfg(test)]
 pub(crate) mod testutil;
 
+pub use changepoint::{ChangePoint, ChangePointConfig, change_points, run_level};
 pub use autocorr::{lag1_autocorrelation, mean_lag1_autocorrelation};
 pub use errors::StatsError;
 pub use hypothesis::{TestResult, welch_parts, benjamini_hochberg, mann_whitney_u, paired_t, t_interval, tost_equivalent, welch_interval, welch_t};
@@ -35,4 +39,4 @@ pub use sample::Sample;
 pub use signed_rank::{hodges_lehmann, wilcoxon_signed_rank};
 pub use summary::{Center, Summary, UNSTABLE_AUTOCORR, UNSTABLE_MIN_SEVERE, UNSTABLE_SEVERE_SHARE, summarize};
 pub use trimmed::{trimmed_mean, yuen, yuen_parts};
-pub use variance_split::{VarianceSplit, variance_split};
+pub use variance_split::{ThreeLevelSplit, VarianceSplit, three_level_split, variance_split};

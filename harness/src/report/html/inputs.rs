@@ -31,6 +31,21 @@ pub(crate) struct DetectEntry {
     pub hazards: Vec<Hazard>,
     #[serde(default)]
     pub value_shifts: Vec<ValueShift>,
+    #[serde(default)]
+    pub mechanism: Vec<Mechanism>,
+}
+
+/// How a culprit acts on a victim or brittle scenario: env, cwd, file or memory.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub(crate) struct Mechanism {
+    #[serde(default)]
+    pub kind: String,
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub culprit: String,
+    #[serde(default)]
+    pub fix: String,
 }
 
 /// A flaky scenario's failure rate with its interval.
