@@ -27,7 +27,7 @@ SUMMARY="$OUT/summary.txt"
 : > "$SUMMARY"
 say() { echo "$*" | tee -a "$SUMMARY"; }
 
-cargo build --release -p harness --bins
+cargo build --release -p harness --bins --features test-support
 cargo build --release -p scenarios
 H="$T/release/harness"
 cp "$T/release/scenarios" "$OUT/suite-a"
@@ -66,3 +66,4 @@ for seed in $(seq 1 "$SEEDS"); do
   say "    seed $seed: work/scaled $v; untouched rows moved: $others"
 done
 say "(b) +10% in work/scaled, budget $B_BUDGET: regressed in $found of $SEEDS seeds; untouched rows called regressed/improved: $moved"
+say "load at the end: $(cut -d" " -f1-3 /proc/loadavg)"
