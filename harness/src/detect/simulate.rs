@@ -122,6 +122,49 @@ impl SimTarget {
         }
         v
     }
+
+    /// One scenario that starts in a process whose earlier scenarios left `flags` set: its
+    /// result, and the flags it sets or clears for those after it.
+    fn simulate<'f>(&self, s: &'f SimScenario, flags: &mut BTreeSet<&'f str>) -> ScenarioResult {
+        let polluted = s.fails_if.iter().any(|f| flags.contains(f.as_str()));
+        let unset = s.fails_unless.as_ref().is_some_and(|f| !flags.contains(f.as_str()));
+        let flaked = s.flaky.is_some_and(|p| self.uniform() < p);
+        let metrics = match &s.measure {
+            Some((base, flag, factor)) => {
+                let f = if flags.contains(flag.as_str()) { *factor } else { 1.0 };
+                let noise = 1.0 + 0.04 * (self.uniform() - 0.5);
+                vec![MetricSample {
+                    name: "time_ns".into(),
+                    unit: Unit::Nanoseconds,
+                    better: Better::Lower,
+                    value: base * f * noise,
+                    iterations: vec![],
+                }]
+            }
+            None => vec![],
+        };
+        let outcome = if s.always_fails || polluted || unset || flaked {
+            Outcome::Failed { message: "planted".into() }
+        } else {
+            Outcome::Passed
+        };
+        let env = s
+            .env_var
+            .iter()
+            .map(|v| EnvChange {
+                name: v.clone(),
+                before: None,
+                after: Some("1".into()),
+            })
+            .collect();
+        for f in &s.sets {
+            flags.insert(f);
+        }
+        for f in &s.clears {
+            flags.remove(f.as_str());
+        }
+        result(&s.name, outcome, metrics, env)
+    }
 }
 
 impl OrderTarget for SimTarget {
@@ -185,44 +228,7 @@ impl OrderTarget for SimTarget {
                 ));
                 continue;
             }
-            let polluted = s.fails_if.iter().any(|f| flags.contains(f.as_str()));
-            let unset = s.fails_unless.as_ref().is_some_and(|f| !flags.contains(f.as_str()));
-            let flaked = s.flaky.is_some_and(|p| self.uniform() < p);
-            let metrics = match &s.measure {
-                Some((base, flag, factor)) => {
-                    let f = if flags.contains(flag.as_str()) { *factor } else { 1.0 };
-                    let noise = 1.0 + 0.04 * (self.uniform() - 0.5);
-                    vec![MetricSample {
-                        name: "time_ns".into(),
-                        unit: Unit::Nanoseconds,
-                        better: Better::Lower,
-                        value: base * f * noise,
-                        iterations: vec![],
-                    }]
-                }
-                None => vec![],
-            };
-            let outcome = if s.always_fails || polluted || unset || flaked {
-                Outcome::Failed { message: "planted".into() }
-            } else {
-                Outcome::Passed
-            };
-            let env = s
-                .env_var
-                .iter()
-                .map(|v| EnvChange {
-                    name: v.clone(),
-                    before: None,
-                    after: Some("1".into()),
-                })
-                .collect();
-            for f in &s.sets {
-                flags.insert(f);
-            }
-            for f in &s.clears {
-                flags.remove(f.as_str());
-            }
-            results.push(result(name, outcome, metrics, env));
+            results.push(self.simulate(s, &mut flags));
         }
         Ok(ProcessResult {
             results,

@@ -86,29 +86,8 @@ pub struct Summary {
 /// is <= 0. `level` is the confidence of both intervals (0.95 in reports). `within`, when given,
 /// needs one series per process. n = 1 gives point values only; n = 0 is an error.
 pub fn summarize(per_process: &[f64], within: Option<&[Vec<f64>]>, positive: bool, level: f64) -> Result<Summary, StatsError> {
-    check_probability("level", level)?;
-    check_finite(per_process)?;
+    check_inputs(per_process, within, level)?;
     let n = per_process.len();
-    if n == 0 {
-        return Err(StatsError::TooFew { needed: 1, got: 0 });
-    }
-    if let Some(w) = within {
-        if w.len() != n {
-            return Err(StatsError::WithinMismatch {
-                series: w.len(),
-                values: n,
-            });
-        }
-        for (series, s) in w.iter().enumerate() {
-            if let Some(index) = s.iter().position(|x| !x.is_finite()) {
-                return Err(StatsError::NonFiniteWithin {
-                    series,
-                    index,
-                    value: s[index],
-                });
-            }
-        }
-    }
     let geometric = positive && per_process.iter().all(|&x| x > 0.0);
     let center = if geometric { Center::GeometricMean } else { Center::ArithmeticMean };
     let to_scale = |x: f64| if geometric { x.ln() } else { x };
@@ -116,26 +95,7 @@ pub fn summarize(per_process: &[f64], within: Option<&[Vec<f64>]>, positive: boo
 
     let (diag_split, diag_autocorr) = within_diagnostics(within, geometric);
     let Ok(sample) = Sample::new(per_process) else {
-        let x = per_process[0];
-        return Ok(Summary {
-            n,
-            mean: x,
-            median: x,
-            std_dev: 0.0,
-            cv: 0.0,
-            min: x,
-            max: x,
-            center,
-            center_value: x,
-            ci: None,
-            exact: false,
-            rel_half_width: None,
-            median_ci: None,
-            outliers: Vec::new(),
-            variance_split: diag_split,
-            lag1_autocorr: diag_autocorr,
-            unstable: diag_autocorr.is_some_and(|r| r > UNSTABLE_AUTOCORR),
-        });
+        return Ok(single_value(per_process[0], center, diag_split, diag_autocorr));
     };
 
     let scaled: Vec<f64> = per_process.iter().map(|&x| to_scale(x)).collect();
@@ -187,6 +147,59 @@ pub fn summarize(per_process: &[f64], within: Option<&[Vec<f64>]>, positive: boo
         lag1_autocorr: diag_autocorr,
         unstable,
     })
+}
+
+/// The checks every summary starts with: a valid level, finite values, and one finite
+/// iteration series per process when iterations are given.
+fn check_inputs(per_process: &[f64], within: Option<&[Vec<f64>]>, level: f64) -> Result<(), StatsError> {
+    check_probability("level", level)?;
+    check_finite(per_process)?;
+    let n = per_process.len();
+    if n == 0 {
+        return Err(StatsError::TooFew { needed: 1, got: 0 });
+    }
+    let Some(w) = within else {
+        return Ok(());
+    };
+    if w.len() != n {
+        return Err(StatsError::WithinMismatch {
+            series: w.len(),
+            values: n,
+        });
+    }
+    for (series, s) in w.iter().enumerate() {
+        if let Some(index) = s.iter().position(|x| !x.is_finite()) {
+            return Err(StatsError::NonFiniteWithin {
+                series,
+                index,
+                value: s[index],
+            });
+        }
+    }
+    Ok(())
+}
+
+/// One process: its value, no interval (nothing to say about spread between processes).
+fn single_value(x: f64, center: Center, variance_split: Option<VarianceSplit>, lag1_autocorr: Option<f64>) -> Summary {
+    Summary {
+        n: 1,
+        mean: x,
+        median: x,
+        std_dev: 0.0,
+        cv: 0.0,
+        min: x,
+        max: x,
+        center,
+        center_value: x,
+        ci: None,
+        exact: false,
+        rel_half_width: None,
+        median_ci: None,
+        outliers: Vec::new(),
+        variance_split,
+        lag1_autocorr,
+        unstable: lag1_autocorr.is_some_and(|r| r > UNSTABLE_AUTOCORR),
+    }
 }
 
 /// Variance split and mean lag-1 autocorrelation of the iterations, on log scale when the

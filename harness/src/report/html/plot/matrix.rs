@@ -4,7 +4,7 @@
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::{BLUE, FONT, GREEN, GREY, INK, LABEL_SIZE, RED, short_label, svg};
+use super::{Area, BLUE, DrawResult, FONT, GREEN, GREY, INK, LABEL_SIZE, RED, short_label, svg};
 
 const CELL: i32 = 28;
 const LABEL_CHARS: usize = 36;
@@ -86,26 +86,23 @@ pub(crate) fn matrix(edges: &[(String, String, &'static str)], marks: &[(String,
             let (x, y) = (left + CELL * c as i32, top + CELL * r as i32);
             root.draw(&Text::new(letters.clone(), (x + CELL / 2, y + CELL / 2), mark_font.clone()))?;
         }
-        let legend_y = top + CELL * rows.len() as i32 + 20;
-        let mut x = 8;
-        for relation in ["polluter", "state-setter", "cleaner"] {
-            root.draw(&Rectangle::new(
-                [(x, legend_y - 6), (x + 12, legend_y + 6)],
-                relation_colour(relation).filled(),
-            ))?;
-            root.draw(&Text::new(
-                relation,
-                (x + 16, legend_y),
-                font.clone().pos(Pos::new(HPos::Left, VPos::Center)),
-            ))?;
-            x += 120;
-        }
-        if !marks.is_empty() {
-            let how = "E env, C cwd, F file, M memory";
-            root.draw(&Text::new(how, (8, legend_y + 18), font.clone().pos(Pos::new(HPos::Left, VPos::Center))))?;
-        }
-        Ok(())
+        legend(root, top + CELL * rows.len() as i32 + 20, !marks.is_empty())
     })
+}
+
+/// The relation colours under the grid, and the mechanism letters when any cell has them.
+fn legend(root: &Area<'_>, y: i32, with_marks: bool) -> DrawResult {
+    let font = (FONT, LABEL_SIZE).into_font().color(&INK).pos(Pos::new(HPos::Left, VPos::Center));
+    let mut x = 8;
+    for relation in ["polluter", "state-setter", "cleaner"] {
+        root.draw(&Rectangle::new([(x, y - 6), (x + 12, y + 6)], relation_colour(relation).filled()))?;
+        root.draw(&Text::new(relation, (x + 16, y), font.clone()))?;
+        x += 120;
+    }
+    if with_marks {
+        root.draw(&Text::new("E env, C cwd, F file, M memory", (8, y + 18), font))?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
