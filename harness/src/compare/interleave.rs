@@ -130,6 +130,7 @@ pub(crate) fn execute(
             wall_ns: result.process.wall.as_nanos() as u64,
             started_ms,
             env_changes,
+            process: result.process.facts(),
             stdout: result.process.stdout,
             stderr: result.process.stderr,
         };

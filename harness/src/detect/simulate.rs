@@ -230,6 +230,7 @@ impl OrderTarget for SimTarget {
                 stdout: String::new(),
                 stderr: String::new(),
                 wall: Duration::ZERO,
+                usage: None,
             },
         })
     }

@@ -13,7 +13,7 @@ mod suite_binary;
 mod target;
 
 pub use libtest::LibtestBinary;
-pub use process::{ProcessEnd, ProcessOutput, ProcessSpec, run_process};
+pub use process::{ProcessEnd, ProcessOutput, ProcessSpec, Usage, run_process};
 pub use signal::signal_name;
 pub use suite_binary::SuiteBinary;
 pub use target::{Listed, ProcessResult, ScenarioResult, Target, TargetRequest};

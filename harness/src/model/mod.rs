@@ -17,5 +17,5 @@ pub use detect::{
 pub use host::HostInfo;
 pub use metric::{Better, MetricSample, Unit};
 pub use outcome::{Outcome, OutcomeCounts, Status};
-pub use record::{EnvChange, RunRecord, ScenarioKind};
+pub use record::{EnvChange, ProcessFacts, RunRecord, ScenarioKind};
 pub use results::{FORMAT_VERSION, MetricSummary, ResultsFile, RunMeta, ScenarioSummary, Verdict};

@@ -62,6 +62,29 @@ pub struct RunRecord {
     /// The child's stderr (truncated to a bounded size).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub stderr: String,
+    /// How the process ended and what it used (absent in files written before they were kept).
+    #[serde(flatten)]
+    pub process: ProcessFacts,
+}
+
+/// How one child process ended and the resources it used (`wait4`), as fields of a run record.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProcessFacts {
+    /// Exit code, when the process exited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    /// The signal that ended it (`SIGKILL` after a timeout).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signal: Option<String>,
+    /// Peak resident set size in bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak_rss_bytes: Option<u64>,
+    /// User CPU time in nanoseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_user_ns: Option<u64>,
+    /// System CPU time in nanoseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_system_ns: Option<u64>,
 }
 
 impl RunRecord {

@@ -119,6 +119,7 @@ fn run_job(target: &dyn Target, config: &SchedulerConfig, job: &Job, index: usiz
         env_changes: Vec::new(),
         stdout: String::new(),
         stderr: String::new(),
+        process: Default::default(),
     };
     match target.run(&request) {
         Ok(mut result) => {
@@ -128,6 +129,7 @@ fn run_job(target: &dyn Target, config: &SchedulerConfig, job: &Job, index: usiz
                 metrics: r.metrics,
                 env_changes: r.env_changes,
                 wall_ns: result.process.wall.as_nanos() as u64,
+                process: result.process.facts(),
                 stdout: result.process.stdout,
                 stderr: result.process.stderr,
                 ..base

@@ -377,6 +377,7 @@ mod tests {
             env_changes: vec![],
             stdout: String::new(),
             stderr: String::new(),
+            process: Default::default(),
         }
     }
 
