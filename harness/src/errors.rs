@@ -59,6 +59,14 @@ pub enum Error {
         /// The filters given.
         filters: Vec<String>,
     },
+    /// cargo could not report on or build the workspace.
+    #[error("{what}: {detail}")]
+    Cargo {
+        /// The cargo command.
+        what: String,
+        /// What went wrong.
+        detail: String,
+    },
     /// Any other I/O failure, with what was being done.
     #[error("{what}: {source}")]
     Io {

@@ -20,6 +20,7 @@ impl ExitCodes {
         match e {
             Error::InvalidFlag { .. } | Error::NothingMatched { .. } | Error::OutDir { .. } | Error::BadResultsFile { .. } => Self::USAGE,
             Error::NotASuite { .. } | Error::NotATestBinary { .. } | Error::NoResults { .. } => Self::USAGE,
+            Error::Cargo { .. } => Self::USAGE,
             Error::Io { .. } => Self::HARNESS,
         }
     }

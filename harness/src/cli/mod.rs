@@ -1,10 +1,10 @@
 //! The command line: `args` (clap) parses, `options` validates, `exit_code` maps results and
 //! errors to exit statuses. Nothing below `cli/` sees clap types.
 
-mod args;
+pub(crate) mod args;
 mod compare_args;
-mod detect;
-mod detect_args;
+pub(crate) mod detect;
+pub(crate) mod detect_args;
 mod exit_code;
 mod libtest_mode;
 mod list;
@@ -26,7 +26,12 @@ use crate::suite::Variant;
 
 /// Run the CLI for a binary whose registered scenarios are `variants`.
 pub fn run(variants: &[Variant]) -> ExitCode {
-    let args = match Args::try_parse() {
+    run_from(std::env::args_os(), variants)
+}
+
+/// [`run`] with the command line given (`cargo harness` passes its own, less `harness`).
+pub fn run_from(argv: impl IntoIterator<Item = std::ffi::OsString>, variants: &[Variant]) -> ExitCode {
+    let args = match Args::try_parse_from(argv) {
         Ok(a) => a,
         Err(e) => {
             let _ = e.print();
@@ -60,15 +65,18 @@ fn dispatch(args: Args, variants: &[Variant]) -> Result<u8, Error> {
     if libtest_mode::invoked_by_nextest() {
         return libtest_mode::run(&run_args, &own);
     }
-    run_command(run_args, own)
+    run_command(run_args, own, None)
 }
 
-fn run_command(run_args: args::RunArgs, own: Vec<Listed>) -> Result<u8, Error> {
+/// `run` on `given` (the test binaries `cargo harness run --tests` built), or on the target the
+/// arguments choose.
+pub(crate) fn run_command(run_args: args::RunArgs, own: Vec<Listed>, given: Option<Box<dyn Target>>) -> Result<u8, Error> {
     let opts = options::RunOptions::from_args(&run_args)?;
-    let target: Box<dyn Target> = match &opts.target {
-        options::TargetChoice::Own => Box::new(SuiteBinary::current(own)?),
-        options::TargetChoice::Suite(p) => Box::new(SuiteBinary::new(p)),
-        options::TargetChoice::Libtest(p) => Box::new(crate::execute::LibtestBinary::new(p)),
+    let target: Box<dyn Target> = match (given, &opts.target) {
+        (Some(t), _) => t,
+        (None, options::TargetChoice::Own) => Box::new(SuiteBinary::current(own)?),
+        (None, options::TargetChoice::Suite(p)) => Box::new(SuiteBinary::new(p)),
+        (None, options::TargetChoice::Libtest(p)) => Box::new(crate::execute::LibtestBinary::new(p)),
     };
     let listed = target.list()?;
     let (selected, ignored) = opts.selection.apply(&listed);
@@ -87,6 +95,7 @@ fn run_command(run_args: args::RunArgs, own: Vec<Listed>) -> Result<u8, Error> {
     let mut reporters: Vec<&mut dyn Reporter> = vec![&mut jsonl, &mut json, &mut progress, &mut summary];
     let results = crate::run::run(target.as_ref(), &selected, &config, &mut reporters)?;
     write_csv(&out.file("results.csv"), &results)?;
+    crate::report::write_results_junit(&out.file("junit.xml"), &results)?;
     for l in &ignored {
         // Like libtest: say what was left out and why (run them with --ignored / --include-ignored).
         println!("ignored  {}  ({})", l.name, l.ignored.as_deref().unwrap_or(""));

@@ -14,6 +14,7 @@ pub mod pipeline;
 pub mod hazards;
 pub mod localize;
 pub mod probe;
+pub mod reproduce;
 pub mod report;
 pub mod schedule;
 pub mod simulate;

@@ -266,6 +266,7 @@ fn detect_group(
         let mut entry = DetectEntry {
             name: name.clone(),
             binary: None,
+            package: None,
             verdict,
             polluters: vec![],
             state_setters: vec![],
@@ -278,6 +279,7 @@ fn detect_group(
                 vec![]
             },
             value_shifts: vec![],
+            reproduce: None,
         };
         match verdict {
             OrderVerdict::Victim => entry.polluters = localized.culprits.clone(),
@@ -399,6 +401,7 @@ fn reproduce(
             "rerun of the shortest flipping order: {}",
             if ok { "reproduced" } else { "did not reproduce" }
         ),
+        message: again.and_then(Observation::message),
     });
     Ok(ok)
 }
@@ -423,6 +426,7 @@ fn evidence(
             seed: None,
             outcome: (*status).to_owned(),
             detail: format!("{k} of {} isolated runs", iso.len()),
+            message: first_message(iso, status),
         });
     }
     if matches!(verdict, OrderVerdict::Pass | OrderVerdict::Fail) {
@@ -437,6 +441,7 @@ fn evidence(
                 seed: None,
                 outcome: status.to_owned(),
                 detail: format!("{k} of {} shared runs (schedules in detect-run.json)", shared.len()),
+                message: first_message(shared, status),
             });
         }
     } else {
@@ -447,6 +452,7 @@ fn evidence(
                 seed: o.seed,
                 outcome: o.outcome.status().as_str().to_owned(),
                 detail: format!("shared run, after {} others", o.prefix.len()),
+                message: o.message(),
             });
         }
     }
@@ -461,7 +467,15 @@ fn evidence(
                 Some(n) => format!("{n}; localization took {} runs", loc.runs),
                 None => format!("localization took {} runs", loc.runs),
             },
+            message: None,
         });
     }
     ev
+}
+
+/// The message of the first of `obs` that ended with `status` (a failure's text, kept once per status).
+fn first_message(obs: &[Observation], status: &str) -> Option<String> {
+    obs.iter()
+        .find(|o| o.outcome.status().as_str() == status)
+        .and_then(Observation::message)
 }

@@ -10,6 +10,7 @@ mod escape;
 mod inputs;
 mod plot;
 mod render;
+pub(crate) use render::shell_join;
 
 use std::path::{Path, PathBuf};
 
