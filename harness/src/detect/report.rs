@@ -73,6 +73,14 @@ pub fn write_summary(w: &mut dyn Write, entries: &[DetectEntry], run: &DetectRun
                 }
             )?;
         }
+        if e.verdict != OrderVerdict::Pass
+            && let Some(m) = e.evidence.iter().find_map(|ev| ev.message.as_deref())
+        {
+            writeln!(w, "  {:<8} {}", "", crate::model::headline(m))?;
+        }
+        if let Some(r) = &e.reproduce {
+            writeln!(w, "  {:<8} {r}", "")?;
+        }
         if !e.hazards.is_empty() {
             let vars: Vec<&str> = e.hazards.iter().map(|h| h.name.as_str()).collect();
             writeln!(w, "  {:<8} {label}  changes {}", "hazard", vars.join(", "))?;

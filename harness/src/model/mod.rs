@@ -17,5 +17,6 @@ pub use detect::{
 pub use host::HostInfo;
 pub use metric::{Better, MetricSample, Unit};
 pub use outcome::{Outcome, OutcomeCounts, Status};
+pub use outcome::headline;
 pub use record::{EnvChange, ProcessFacts, RunRecord, ScenarioKind};
 pub use results::{FORMAT_VERSION, MetricSummary, ResultsFile, RunMeta, ScenarioSummary, Verdict};

@@ -114,6 +114,18 @@ impl Outcome {
     }
 }
 
+/// The line of a failure message that says what went wrong: for a Rust panic the line after
+/// `thread '...' panicked at FILE:LINE:` (the assertion or panic text), else the first
+/// non-empty line.
+pub fn headline(message: &str) -> &str {
+    let mut lines = message.lines().filter(|l| !l.trim().is_empty());
+    let first = lines.next().unwrap_or("");
+    if first.starts_with("thread '") && first.contains("panicked at") {
+        return lines.next().unwrap_or(first);
+    }
+    first
+}
+
 impl Status {
     /// Every status, in the order reports list them.
     pub const ALL: [Status; 8] = [

@@ -183,7 +183,7 @@ fn set_output(case: &mut TestCase, r: &RunRecord) {
 }
 
 fn first_line(s: &str) -> &str {
-    s.lines().find(|l| !l.trim().is_empty()).unwrap_or("")
+    crate::model::headline(s)
 }
 
 fn write(path: &Path, report: &Report) -> Result<(), Error> {

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use super::inputs::{CompareEntry, CompareRun, DetectEntry, DetectRun, read_json, read_text};
 use crate::errors::Error;
-use crate::model::{Better, HostInfo, Outcome, ResultsFile, RunMeta, ScenarioKind, Status, Unit, Verdict};
+use crate::model::{Better, HostInfo, ResultsFile, RunMeta, ScenarioKind, Status, Unit, Verdict};
 use crate::stats::Summary;
 
 /// Failed runs listed with their output; the rest are counted (they are all in results.jsonl).
@@ -94,8 +94,28 @@ pub(crate) struct FailedRun {
     pub repetition: usize,
     pub outcome: String,
     pub message: Option<String>,
+    /// Exit code or signal, peak RSS and CPU times, when recorded.
+    pub process: String,
     pub stdout: String,
     pub stderr: String,
+}
+
+/// How the process ended and what it used, as one line (empty when nothing was recorded).
+fn process_line(p: &crate::model::ProcessFacts) -> String {
+    let mut parts = Vec::new();
+    if let Some(s) = &p.signal {
+        parts.push(format!("signal {s}"));
+    }
+    if let Some(c) = p.exit_code {
+        parts.push(format!("exit code {c}"));
+    }
+    if let Some(b) = p.peak_rss_bytes {
+        parts.push(format!("peak RSS {:.1} MiB", b as f64 / 1048576.0));
+    }
+    if let (Some(u), Some(s)) = (p.cpu_user_ns, p.cpu_system_ns) {
+        parts.push(format!("CPU {:.3} s user + {:.3} s system", u as f64 / 1e9, s as f64 / 1e9));
+    }
+    parts.join(", ")
 }
 
 /// The `detect` section.
@@ -259,11 +279,8 @@ impl RunContext {
                 run_index: r.run_index,
                 repetition: r.repetition,
                 outcome: r.outcome.short(),
-                message: match &r.outcome {
-                    Outcome::Failed { message } => Some(message.clone()),
-                    Outcome::ProtocolGarbage { detail } => Some(detail.clone()),
-                    _ => None,
-                },
+                message: r.outcome.message(),
+                process: process_line(&r.process),
                 stdout: clip(&r.stdout),
                 stderr: clip(&r.stderr),
             })
@@ -331,7 +348,7 @@ fn clip(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{EnvChange, MetricSample, RunRecord};
+    use crate::model::{EnvChange, MetricSample, Outcome, RunRecord};
     use crate::run::summarize_runs;
 
     fn meta() -> RunMeta {

@@ -31,6 +31,12 @@ pub(crate) struct DetectEntry {
     pub hazards: Vec<Hazard>,
     #[serde(default)]
     pub value_shifts: Vec<ValueShift>,
+    #[serde(default)]
+    pub package: Option<String>,
+    #[serde(default)]
+    pub binary: Option<String>,
+    #[serde(default)]
+    pub reproduce: Option<String>,
 }
 
 /// A flaky scenario's failure rate with its interval.
@@ -55,6 +61,8 @@ pub(crate) struct Evidence {
     pub outcome: String,
     #[serde(default)]
     pub detail: String,
+    #[serde(default)]
+    pub message: Option<String>,
 }
 
 /// A process-wide mutation (environment variable or `<cwd>`) a scenario made.

@@ -399,6 +399,9 @@ fn failures(out: &mut String, run: &RunContext) {
         if let Some(m) = &f.message {
             let _ = write!(out, "<p class=\"label\">message</p><pre>{}</pre>", e(m));
         }
+        if !f.process.is_empty() {
+            let _ = write!(out, "<p class=\"label\">process</p><p>{}</p>", e(&f.process));
+        }
         for (label, text) in [("stdout", &f.stdout), ("stderr", &f.stderr)] {
             if text.is_empty() {
                 let _ = write!(out, "<p class=\"label\">{label}: <i>empty</i></p>");
@@ -550,9 +553,22 @@ fn detect(out: &mut String, d: &DetectContext) {
             }
             evidence.push_str("</ul></details>");
         }
+        if x.verdict != "pass"
+            && let Some(m) = x.evidence.iter().find_map(|ev| ev.message.as_deref())
+        {
+            let _ = write!(evidence, "<p class=\"label\">message</p><pre>{}</pre>", e(m));
+        }
+        if let Some(r) = &x.reproduce {
+            let _ = write!(evidence, "<p class=\"label\">reproduce</p><pre><code>{}</code></pre>", e(r));
+        }
+        let where_ = match (&x.package, &x.binary) {
+            (Some(p), Some(b)) => format!("<br><span class=\"muted\">{}/{}</span>", e(p), e(b)),
+            (None, Some(b)) => format!("<br><span class=\"muted\">{}</span>", e(b)),
+            _ => String::new(),
+        };
         let _ = write!(
             out,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td data-v=\"{}\">{rate}</td><td>{hazards}</td><td>{shifts}</td><td>{evidence}</td></tr>",
+            "<tr><td>{}{where_}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td data-v=\"{}\">{rate}</td><td>{hazards}</td><td>{shifts}</td><td>{evidence}</td></tr>",
             e(&x.name),
             badge(&x.verdict),
             list(&x.polluters),
