@@ -71,7 +71,7 @@ fn compare(seeds: u64, isolated: usize, shuffles: usize) {
         let mut cfg = DetectConfig::new(seed, PathBuf::from("/nonexistent"));
         cfg.isolated = isolated;
         cfg.shuffles = shuffles;
-        let r = detect(&target, &listed, &cfg).unwrap();
+        let r = detect(&target, &listed, &cfg, &mut cfg.executor(), &mut harness::events::Reporters::new()).unwrap();
         mine_proc += r.counts.total;
         mine_exec += r.executions;
         mine_iso += r.counts.isolated;

@@ -251,7 +251,7 @@ fn bad_input_gets_an_error_naming_it() {
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(out.status.code(), Some(3), "an unwritable --out is an I/O error (README: exit 3): {err}");
     assert!(err.contains("--out") && err.contains("file/sub"), "{err}");
     // A filter that matches nothing.
     let out = Command::new(FIXTURE)

@@ -16,9 +16,9 @@ pub use multi::Binaries;
 
 use crate::cli::ExitCodes;
 use crate::cli::args::RunArgs;
-use crate::cli::detect::Labeled;
 use crate::cli::detect_args::DetectArgs;
 use crate::errors::Error;
+use crate::detect::{Labeled, OrderTarget};
 use crate::execute::LibtestBinary;
 
 /// cargo's package, target and feature selection, as `cargo test` spells it.
@@ -152,10 +152,12 @@ fn build(cargo: &CargoArgs) -> Result<Vec<TestBinary>, Error> {
 fn detect(a: &CargoDetect) -> Result<u8, Error> {
     let targets = build(&a.cargo)?
         .into_iter()
-        .map(|b| Labeled {
-            target: Box::new(LibtestBinary::new(b.exe)),
-            package: Some(b.package),
-            binary: Some(b.target),
+        .map(|b| {
+            Box::new(Labeled {
+                inner: Box::new(LibtestBinary::new(b.exe)),
+                package: b.package,
+                binary: b.target,
+            }) as Box<dyn OrderTarget>
         })
         .collect();
     crate::cli::detect::run_on(&a.detect, Vec::new(), Some(targets))

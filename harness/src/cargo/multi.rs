@@ -6,7 +6,8 @@ use std::io;
 
 use super::TestBinary;
 use crate::errors::Error;
-use crate::execute::{LibtestBinary, Listed, ProcessResult, Target, TargetRequest};
+use crate::execute::{LibtestBinary, ProcessResult, Target, TargetRequest};
+use crate::model::Listed;
 
 /// The test binaries cargo built, each run through libtest's own CLI.
 pub struct Binaries {

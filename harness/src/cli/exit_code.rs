@@ -18,10 +18,12 @@ impl ExitCodes {
     /// The status for an expected error.
     pub fn for_error(e: &Error) -> u8 {
         match e {
-            Error::InvalidFlag { .. } | Error::NothingMatched { .. } | Error::OutDir { .. } | Error::BadResultsFile { .. } => Self::USAGE,
+            Error::InvalidFlag { .. } | Error::NothingMatched { .. } | Error::BadResultsFile { .. } => Self::USAGE,
             Error::NotASuite { .. } | Error::NotATestBinary { .. } | Error::NoResults { .. } => Self::USAGE,
             Error::Cargo { .. } => Self::USAGE,
-            Error::Io { .. } => Self::HARNESS,
+            // An output directory that cannot be created or written is an I/O failure, as the
+            // README documents, even when the path was the user's choice.
+            Error::OutDir { .. } | Error::Io { .. } => Self::HARNESS,
         }
     }
 }

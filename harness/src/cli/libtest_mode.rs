@@ -7,7 +7,8 @@ use libtest_mimic::{Arguments, Failed, Trial};
 use super::args::RunArgs;
 use super::exit_code::ExitCodes;
 use crate::errors::Error;
-use crate::execute::{Listed, SuiteBinary, Target, TargetRequest};
+use crate::execute::{SuiteBinary, Target, TargetRequest};
+use crate::model::Listed;
 use crate::model::{Outcome, ScenarioKind};
 
 /// nextest sets `NEXTEST_RUN_ID` (and `NEXTEST`) in every test process it starts.

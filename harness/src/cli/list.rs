@@ -1,7 +1,7 @@
 //! `--list` in libtest's formats, and the JSON listing other harness processes read.
 
 use crate::errors::Error;
-use crate::execute::Listed;
+use crate::model::Listed;
 use crate::execute::protocol::ListLine;
 use crate::suite::Variant;
 

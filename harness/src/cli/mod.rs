@@ -19,8 +19,9 @@ use std::process::ExitCode;
 use clap::Parser;
 
 use crate::errors::Error;
-use crate::events::Reporter;
-use crate::execute::{Listed, SuiteBinary, Target};
+use crate::events::Reporters;
+use crate::execute::{SuiteBinary, Target};
+use crate::model::Listed;
 use crate::report::{JsonWriter, JsonlWriter, OutDir, ProgressReporter, SummaryReporter, write_csv, write_html};
 use crate::suite::Variant;
 
@@ -92,10 +93,11 @@ pub(crate) fn run_command(run_args: args::RunArgs, own: Vec<Listed>, given: Opti
     let mut json = JsonWriter::new(out.file("results.json"));
     let mut progress = ProgressReporter::default();
     let mut summary = SummaryReporter::new(std::io::stdout());
-    let mut reporters: Vec<&mut dyn Reporter> = vec![&mut jsonl, &mut json, &mut progress, &mut summary];
+    let mut junit = crate::report::JunitWriter::new(out.file("junit.xml"));
+    let mut reporters = Reporters::new();
+    reporters.push(&mut jsonl).push(&mut json).push(&mut progress).push(&mut summary).push(&mut junit);
     let results = crate::run::run(target.as_ref(), &selected, &config, &mut reporters)?;
     write_csv(&out.file("results.csv"), &results)?;
-    crate::report::write_results_junit(&out.file("junit.xml"), &results)?;
     for l in &ignored {
         // Like libtest: say what was left out and why (run them with --ignored / --include-ignored).
         println!("ignored  {}  ({})", l.name, l.ignored.as_deref().unwrap_or(""));

@@ -15,7 +15,8 @@ use super::verdict::ALPHA;
 use crate::cli::ExitCodes;
 use crate::clock;
 use crate::errors::Error;
-use crate::execute::{Listed, SuiteBinary, Target};
+use crate::execute::{SuiteBinary, Target};
+use crate::model::Listed;
 use crate::model::{CompareRun, CompareVerdict, FORMAT_VERSION, ResultsFile, RunMeta, RunRecord, ScenarioKind};
 use crate::plan::Selection;
 use crate::report::OutDir;
@@ -180,7 +181,7 @@ fn write_side(
             finished_at: now,
             host: host.clone(),
         },
-        summaries: crate::run::summarize_runs(&runs),
+        summaries: crate::model::summarize_runs(&runs),
         runs,
     };
     crate::report::write_json(&dir.join("results.json"), &results)

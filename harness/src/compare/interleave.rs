@@ -13,7 +13,8 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::errors::Error;
-use crate::execute::{Listed, Target, TargetRequest};
+use crate::execute::{Target, TargetRequest};
+use crate::model::Listed;
 use crate::model::{Outcome, RunRecord};
 
 /// Which build a run belongs to.

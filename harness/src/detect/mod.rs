@@ -6,10 +6,12 @@
 //! outcomes into pass / fail / flaky or a victim / brittle candidate; [`localize`] bisects the
 //! prefix that preceded a flip down to one culprit, confirms it by a two-scenario run and finds
 //! cleaners; [`values`] compares measured values in-suite with their isolated distribution;
-//! [`hazards`] lists env/cwd changes; [`report`] writes `detect.json` and `detect-run.json`.
+//! [`hazards`] lists env/cwd changes; [`report`] holds the reporters that write `detect.json`, `detect-run.json` and the summary;
+//! `command` drives several targets through one executor on the event seam.
 //! See docs/failure-modes.md for the method and its limits.
 
 pub mod classify;
+mod command;
 pub mod pipeline;
 pub mod hazards;
 pub mod localize;
@@ -20,12 +22,14 @@ pub mod schedule;
 pub mod simulate;
 pub mod subject;
 pub mod values;
+mod verdicts;
 
-pub use pipeline::{DetectConfig, DetectResult, detect};
+pub use command::{DetectOutcome, run_detect};
+pub use pipeline::{DetectConfig, DetectResult, PHASE_ISOLATED, PHASE_SHARED, PHASE_VERDICTS, detect};
 pub use probe::{Observation, Prober};
-pub use report::{write_detect_json, write_detect_run, write_summary};
+pub use report::{DetectFiles, DetectSummary, write_summary};
 pub use simulate::{SimScenario, SimTarget};
-pub use subject::{Exact, OrderTarget};
+pub use subject::{Exact, Labeled, OrderTarget};
 
 #[cfg(test)]
 mod pipeline_tests;

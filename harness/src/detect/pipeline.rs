@@ -1,27 +1,26 @@
-//! The detect pipeline: isolated runs, shared schedules (continuing after crashes, topped up
-//! until every ordered pair was seen), verdicts, localization of culprits and cleaners, value
-//! shifts and hazards — one [`DetectEntry`] per scenario.
+//! The detect pipeline of one target, in named phases: isolated runs, shared schedules
+//! (continuing after crashes, topped up until every ordered pair was seen), then verdicts,
+//! localization, value shifts and hazards ([`super::verdicts`]) — one [`DetectEntry`] per
+//! scenario. Every process starts through the command's [`Executor`] and is reported on the
+//! event seam.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::classify::{CANDIDATE_ISOLATED, FLAKY_MIN_RUNS, Initial, failure_rate, initial};
-use super::hazards::hazards;
-use super::localize::{Localized, Localizer};
+use super::classify::{Initial, initial};
 use super::probe::{Observation, Prober, Purpose};
 use super::schedule::{
     DEFAULT_ISOLATED, DEFAULT_SHUFFLES, MAX_COVERAGE_SHUFFLES, MIN_ISOLATED_MEASURE, PairCoverage, Schedule, plan, shuffle_schedule,
     shuffle_seeds,
 };
 use super::subject::OrderTarget;
-use super::values::{ALPHA, Baseline, ShiftTest, shift_test};
-
-/// Fresh (culprit, scenario) pairs and alone runs, each, behind a reported value shift.
-const CONFIRM_VALUE_PAIRS: usize = 8;
+use super::values::{ALPHA, ShiftTest};
+use super::verdicts::judge_all;
 use crate::errors::Error;
-use crate::execute::Listed;
-use crate::model::{DetectEntry, Evidence, EvidenceKind, OrderVerdict, RunCounts, ScenarioKind, ScheduleRecord, Status, ValueShift};
+use crate::events::Reporter;
+use crate::execute::{ExecConfig, Executor};
+use crate::model::{DetectEntry, EvidenceKind, Listed, RunCounts, ScenarioKind, ScheduleRecord, Status, ValueShift};
 use crate::stats::benjamini_hochberg;
 
 /// Smallest value shift reported, in percent: the whole 95% interval must lie beyond it. On the
@@ -29,9 +28,6 @@ use crate::stats::benjamini_hochberg;
 /// isolated ones with no culprit (a warm process); the frozen-knob case this exists for moves a
 /// value by 10x.
 pub const SHIFT_FLOOR_PCT: f64 = 10.0;
-
-/// Shared runs outside the screening band needed before a value shift is localized.
-const MIN_SHIFTED_RUNS: usize = 2;
 
 /// How much detect runs. Defaults: [`DEFAULT_ISOLATED`] isolated runs per check (at least
 /// [`MIN_ISOLATED_MEASURE`] per measurement), [`DEFAULT_SHUFFLES`] shuffles.
@@ -81,25 +77,98 @@ pub struct DetectResult {
     pub executions: usize,
 }
 
-/// A value comparison waiting for the Benjamini-Hochberg adjustment.
-struct PendingShift {
-    entry: usize,
-    metric: String,
-    test: ShiftTest,
-    culprits: Vec<String>,
+impl DetectConfig {
+    /// The executor of one detect command: its processes' iterations, scratch and padding seed.
+    pub fn executor(&self) -> Executor {
+        Executor::new(ExecConfig {
+            iterations: self.iterations,
+            warmup: self.warmup,
+            scratch: self.scratch.clone(),
+            seed: self.seed,
+        })
+    }
 }
 
-/// Detect order dependence among `selected` scenarios of `target`. Variants with different
-/// env-matrix values never share a process: each env group is its own universe.
-pub fn detect(target: &dyn OrderTarget, selected: &[Listed], cfg: &DetectConfig) -> Result<DetectResult, Error> {
+/// A value comparison waiting for the Benjamini-Hochberg adjustment.
+pub(super) struct PendingShift {
+    pub entry: usize,
+    pub metric: String,
+    pub test: ShiftTest,
+    pub culprits: Vec<String>,
+}
+
+/// Phase names, as the progress display shows them.
+pub const PHASE_ISOLATED: &str = "isolated";
+/// Shared schedules.
+pub const PHASE_SHARED: &str = "shared";
+/// Verdicts, localization and value shifts.
+pub const PHASE_VERDICTS: &str = "verdicts";
+
+/// One env group's observations so far, by scenario.
+pub(super) struct GroupRuns {
+    pub names: Vec<String>,
+    pub kinds: BTreeMap<String, ScenarioKind>,
+    pub iso: BTreeMap<String, Vec<Observation>>,
+    pub shared: BTreeMap<String, Vec<Observation>>,
+}
+
+impl GroupRuns {
+    fn new(group: &[&Listed]) -> Self {
+        let names: Vec<String> = group.iter().map(|l| l.name.clone()).collect();
+        let iso: BTreeMap<String, Vec<Observation>> = names.iter().map(|n| (n.clone(), Vec::new())).collect();
+        GroupRuns {
+            kinds: group.iter().map(|l| (l.name.clone(), l.kind)).collect(),
+            shared: iso.clone(),
+            iso,
+            names,
+        }
+    }
+
+    pub fn is_measure(&self, name: &str) -> bool {
+        self.kinds.get(name) == Some(&ScenarioKind::Measure)
+    }
+
+    /// Isolated runs a scenario gets up front: more for a measurement, whose values need them.
+    fn isolated_reps(&self, name: &str, cfg: &DetectConfig) -> usize {
+        if self.is_measure(name) {
+            cfg.isolated.max(MIN_ISOLATED_MEASURE)
+        } else {
+            cfg.isolated
+        }
+    }
+
+    /// A scenario that hangs alone every time would cost a full timeout in each schedule.
+    fn hangs(&self, name: &str) -> bool {
+        let o = &self.iso[name];
+        !o.is_empty() && o.iter().all(|o| o.outcome.status() == Status::TimedOut)
+    }
+
+    /// A scenario that ends its process every time alone (a crasher) can precede nothing in
+    /// one process.
+    fn ends_process(&self, name: &str) -> bool {
+        let o = &self.iso[name];
+        !o.is_empty() && o.iter().all(|o| o.failed() && !matches!(o.outcome, crate::model::Outcome::Failed { .. }))
+    }
+}
+
+/// Detect order dependence among `selected` scenarios of `target`, starting every process
+/// through `executor` and reporting it to `events`. Variants with different env-matrix values
+/// never share a process: each env group is its own universe.
+pub fn detect(
+    target: &dyn OrderTarget,
+    selected: &[Listed],
+    cfg: &DetectConfig,
+    executor: &mut Executor,
+    events: &mut dyn Reporter,
+) -> Result<DetectResult, Error> {
     let mut groups: BTreeMap<&BTreeMap<String, String>, Vec<&Listed>> = BTreeMap::new();
     for l in selected {
         groups.entry(&l.env).or_default().push(l);
     }
     let mut out = DetectResult::default();
     let mut pending = Vec::new();
-    for (i, (env, group)) in groups.into_iter().enumerate() {
-        let mut prober = Prober::new(target, env.clone(), cfg.timeout, cfg.iterations, cfg.warmup, cfg.scratch.clone());
+    for (i, group) in groups.into_values().enumerate() {
+        let mut prober = Prober::new(target, &group, cfg.timeout, executor, events);
         let group_seed = cfg.seed.wrapping_add(i as u64);
         detect_group(&mut prober, &group, cfg, group_seed, &mut out, &mut pending)?;
         let c = &prober.counts;
@@ -109,13 +178,23 @@ pub fn detect(target: &dyn OrderTarget, selected: &[Listed], cfg: &DetectConfig)
         out.counts.total += c.total;
         out.executions += prober.executions;
     }
+    adjust_value_shifts(&mut out.entries, pending);
+    // Listing order across env groups.
+    let rank: BTreeMap<&str, usize> = selected.iter().enumerate().map(|(i, l)| (l.name.as_str(), i)).collect();
+    out.entries
+        .sort_by_key(|e| rank.get(e.name.as_str()).copied().unwrap_or(usize::MAX));
+    Ok(out)
+}
+
+/// Benjamini-Hochberg across every value comparison; a shift is reported when significant and
+/// large: the whole interval beyond the floor. A warmed process runs a few percent faster than a
+/// cold one with no culprit at all; that is not what detect hunts.
+fn adjust_value_shifts(entries: &mut [DetectEntry], pending: Vec<PendingShift>) {
     let adjusted = benjamini_hochberg(&pending.iter().map(|p| p.test.p_value).collect::<Vec<_>>());
     for (p, q) in pending.into_iter().zip(adjusted) {
-        // Significant and large: the whole interval beyond the floor. A warmed process runs a few
-        // percent faster than a cold one with no culprit at all; that is not what detect hunts.
         let beyond = p.test.low_pct > SHIFT_FLOOR_PCT || p.test.high_pct < -SHIFT_FLOOR_PCT;
         if q < ALPHA && beyond {
-            out.entries[p.entry].value_shifts.push(ValueShift {
+            entries[p.entry].value_shifts.push(ValueShift {
                 metric: p.metric,
                 shift_pct: p.test.shift_pct,
                 low_pct: p.test.low_pct,
@@ -125,13 +204,9 @@ pub fn detect(target: &dyn OrderTarget, selected: &[Listed], cfg: &DetectConfig)
             });
         }
     }
-    // Listing order across env groups.
-    let rank: BTreeMap<&str, usize> = selected.iter().enumerate().map(|(i, l)| (l.name.as_str(), i)).collect();
-    out.entries
-        .sort_by_key(|e| rank.get(e.name.as_str()).copied().unwrap_or(usize::MAX));
-    Ok(out)
 }
 
+/// One env group, in three phases: isolated runs, shared schedules, verdicts.
 fn detect_group(
     prober: &mut Prober<'_>,
     group: &[&Listed],
@@ -140,46 +215,45 @@ fn detect_group(
     out: &mut DetectResult,
     pending: &mut Vec<PendingShift>,
 ) -> Result<(), Error> {
-    let honours = prober.target().honours_order();
-    let names: Vec<String> = group.iter().map(|l| l.name.clone()).collect();
-    let kinds: BTreeMap<&str, ScenarioKind> = group.iter().map(|l| (l.name.as_str(), l.kind)).collect();
-    let mut iso: BTreeMap<String, Vec<Observation>> = names.iter().map(|n| (n.clone(), Vec::new())).collect();
-    let mut shared: BTreeMap<String, Vec<Observation>> = iso.clone();
+    let mut runs = GroupRuns::new(group);
+    isolated_phase(prober, &mut runs, cfg)?;
+    shared_phase(prober, &mut runs, cfg, seed, &mut out.schedules)?;
+    prober.phase_started(PHASE_VERDICTS, 0)?;
+    let first = out.entries.len();
+    let entries = judge_all(prober, &mut runs, seed, first, pending)?;
+    out.entries.extend(entries);
+    prober.phase_finished(PHASE_VERDICTS)
+}
 
-    // 1. Isolated runs: the trusted reference.
-    let reps = |n: &str| {
-        if kinds.get(n) == Some(&ScenarioKind::Measure) {
-            cfg.isolated.max(MIN_ISOLATED_MEASURE)
-        } else {
-            cfg.isolated
-        }
-    };
-    let most = names.iter().map(|n| reps(n)).max().unwrap_or(0);
+/// 1. Isolated runs: the trusted reference, round-robin over the scenarios.
+fn isolated_phase(prober: &mut Prober<'_>, runs: &mut GroupRuns, cfg: &DetectConfig) -> Result<(), Error> {
+    let reps: Vec<usize> = runs.names.iter().map(|n| runs.isolated_reps(n, cfg)).collect();
+    prober.phase_started(PHASE_ISOLATED, reps.iter().sum())?;
+    let most = reps.iter().copied().max().unwrap_or(0);
     for rep in 0..most {
-        for n in names.iter().filter(|n| reps(n) > rep) {
-            run_isolated(prober, n, &mut iso)?;
+        for (i, name) in runs.names.iter().enumerate() {
+            if reps[i] > rep {
+                run_isolated(prober, name, &mut runs.iso)?;
+            }
         }
     }
+    prober.phase_finished(PHASE_ISOLATED)
+}
 
-    // 2. Shared schedules. A scenario that hangs alone every time would cost a full timeout in
-    //    each schedule, so it is left out of them (its verdict is `fail` from isolated runs).
-    let hangs = |n: &String| {
-        let o = &iso[n];
-        !o.is_empty() && o.iter().all(|o| o.outcome.status() == Status::TimedOut)
-    };
-    let in_shared: Vec<String> = names.iter().filter(|n| !hangs(n)).cloned().collect();
-    // A scenario that ends its process every time alone (a crasher) can precede nothing in one
-    // process: pairs it would start are not asked of the coverage.
-    let enders: Vec<String> = in_shared
-        .iter()
-        .filter(|n| {
-            !iso[*n].is_empty()
-                && iso[*n]
-                    .iter()
-                    .all(|o| o.failed() && !matches!(o.outcome, crate::model::Outcome::Failed { .. }))
-        })
-        .cloned()
-        .collect();
+/// 2. Shared schedules: the original order, its reverse and shuffles, continuing after a crash
+///    and topped up until every ordered pair was seen (bounded). A scenario that hangs alone is
+///    left out (its verdict is `fail` from isolated runs); pairs a crasher would start are not
+///    asked of the coverage.
+fn shared_phase(
+    prober: &mut Prober<'_>,
+    runs: &mut GroupRuns,
+    cfg: &DetectConfig,
+    seed: u64,
+    records: &mut Vec<ScheduleRecord>,
+) -> Result<(), Error> {
+    let honours = prober.target().honours_order();
+    let in_shared: Vec<String> = runs.names.iter().filter(|n| !runs.hangs(n)).cloned().collect();
+    let enders: Vec<String> = in_shared.iter().filter(|n| runs.ends_process(n)).cloned().collect();
     let mut coverage = PairCoverage::new(&in_shared);
     coverage.exclude_first(&enders);
     let mut schedules: Vec<Schedule> = if in_shared.len() > 1 {
@@ -187,22 +261,22 @@ fn detect_group(
     } else {
         vec![]
     };
+    prober.phase_started(PHASE_SHARED, schedules.len())?;
     let mut extra = 0;
     let mut i = 0;
     while i < schedules.len() {
         let s = schedules[i].clone();
         let (obs, _) = prober.run_schedule(&s.order, s.seed.filter(|_| !honours), s.kind)?;
-        let executed: Vec<String> = obs.iter().map(|o| o.name.clone()).collect();
-        out.schedules.push(ScheduleRecord {
+        records.push(ScheduleRecord {
             kind: s.kind_name().to_owned(),
             seed: s.seed,
-            order: executed,
+            order: obs.iter().map(|o| o.name.clone()).collect(),
             binary: None,
         });
         for mut o in obs {
             o.seed = s.seed;
             coverage.add_prefix(&o.prefix, &o.name);
-            if let Some(v) = shared.get_mut(&o.name) {
+            if let Some(v) = runs.shared.get_mut(&o.name) {
                 v.push(o);
             }
         }
@@ -215,267 +289,17 @@ fn detect_group(
             extra += 1;
         }
     }
-
-    // 3. Verdicts; candidates get more isolated runs before they are called order-dependent.
-    let mut loc = Localizer::new(prober, seed.wrapping_mul(0x9e37_79b9).wrapping_add(1));
-    let mut entries_here: Vec<DetectEntry> = Vec::new();
-    let mut confirm_cache: BTreeMap<(String, String), (Vec<Observation>, Vec<Observation>)> = BTreeMap::new();
-    for name in &names {
-        let mut state = classify(&iso[name], &shared[name]);
-        if matches!(state, Initial::VictimCandidate | Initial::BrittleCandidate) {
-            while iso[name].len() < CANDIDATE_ISOLATED && iso[name].iter().all(|o| o.failed() == iso[name][0].failed()) {
-                run_isolated(loc.prober(), name, &mut iso)?;
-            }
-            state = classify(&iso[name], &shared[name]);
-        }
-        if state == Initial::Flaky {
-            while iso[name].len() + shared[name].len() < FLAKY_MIN_RUNS {
-                run_isolated(loc.prober(), name, &mut iso)?;
-            }
-        }
-        let sh: Vec<&Observation> = shared[name].iter().collect();
-        let mut localized = Localized::default();
-        let mut note = None;
-        let verdict = match state {
-            Initial::Pass => OrderVerdict::Pass,
-            Initial::Fail => OrderVerdict::Fail,
-            Initial::Flaky => OrderVerdict::Flaky,
-            Initial::VictimCandidate | Initial::BrittleCandidate => {
-                let victim = state == Initial::VictimCandidate;
-                let effect = move |o: &Observation| o.ran() && o.failed() == victim;
-                localized = loc.localize_all(name, &sh, &effect)?;
-                let dependent = if localized.culprits.is_empty() {
-                    let reproduced = reproduce(&mut loc, name, &sh, &effect, &mut localized)?;
-                    note = Some(if reproduced {
-                        "order-dependent (the flipping order reproduces) but no single culprit was confirmed"
-                    } else {
-                        "the flipping order did not reproduce: no ordering cause"
-                    });
-                    reproduced
-                } else {
-                    true
-                };
-                match (dependent, victim) {
-                    (false, _) => OrderVerdict::Flaky,
-                    (true, true) => OrderVerdict::Victim,
-                    (true, false) => OrderVerdict::Brittle,
-                }
-            }
-        };
-        let all: Vec<&Observation> = iso[name].iter().chain(shared[name].iter()).collect();
-        let mut entry = DetectEntry {
-            name: name.clone(),
-            binary: None,
-            package: None,
-            verdict,
-            polluters: vec![],
-            state_setters: vec![],
-            cleaners: localized.cleaners.clone(),
-            failure_rate: (verdict == OrderVerdict::Flaky).then(|| failure_rate(&all)),
-            evidence: evidence(name, verdict, &iso[name], &shared[name], &localized, note),
-            hazards: if loc.prober().target().observes_env() {
-                hazards(&all)
-            } else {
-                vec![]
-            },
-            value_shifts: vec![],
-            reproduce: None,
-        };
-        match verdict {
-            OrderVerdict::Victim => entry.polluters = localized.culprits.clone(),
-            OrderVerdict::Brittle => entry.state_setters = localized.culprits.clone(),
-            _ => {}
-        }
-        // 4. Measured values: in-suite against isolated, per metric.
-        if kinds.get(name.as_str()) == Some(&ScenarioKind::Measure) {
-            let iso_refs: Vec<&Observation> = iso[name].iter().collect();
-            for b in Baseline::from_isolated(&iso_refs) {
-                let in_suite: Vec<f64> = sh.iter().filter_map(|o| b.value_of(o)).collect();
-                let mut culprits = vec![];
-                let sample = in_suite;
-                let mut fresh = None;
-                // One stray run outside the band is noise on a shared machine; a culprit that runs
-                // before this scenario in about half the schedules shifts several.
-                if sh.iter().filter(|o| b.shifted(o)).count() >= MIN_SHIFTED_RUNS {
-                    let effect = |o: &Observation| b.shifted(o);
-                    let found = loc.localize_all(name, &sh, &effect)?;
-                    entry.evidence.extend(found.evidence.iter().cloned().map(|mut e| {
-                        e.detail = format!("{} (value of {})", e.detail, b.metric);
-                        e
-                    }));
-                    // Each localized candidate is tested on fresh runs: the candidate then this
-                    // scenario, interleaved with this scenario alone, so both see the same machine
-                    // load. Candidates whose shift is significant after Bonferroni across the
-                    // candidates are the culprits; the most significant one's test (with its
-                    // Bonferroni-scaled p, which Benjamini-Hochberg then adjusts across scenarios)
-                    // is reported.
-                    let tried = found.culprits.len() as f64;
-                    for c in &found.culprits {
-                        let key = (c.clone(), name.clone());
-                        if !confirm_cache.contains_key(&key) {
-                            let mut v = (Vec::new(), Vec::new());
-                            for _ in 0..CONFIRM_VALUE_PAIRS {
-                                let obs = loc.prober().run_once(
-                                    &[c.clone(), name.clone()],
-                                    None,
-                                    EvidenceKind::Confirm,
-                                    Purpose::Localization,
-                                )?;
-                                v.1.extend(obs.into_iter().filter(|o| &o.name == name));
-                                let obs = loc.prober().run_once(
-                                    std::slice::from_ref(name),
-                                    None,
-                                    EvidenceKind::Isolated,
-                                    Purpose::Localization,
-                                )?;
-                                v.0.extend(obs.into_iter().filter(|o| &o.name == name));
-                            }
-                            confirm_cache.insert(key.clone(), v);
-                        }
-                        let (alone, after) = &confirm_cache[&key];
-                        let reference: Vec<f64> = alone.iter().filter_map(|o| b.value_of(o)).collect();
-                        let sample: Vec<f64> = after.iter().filter_map(|o| b.value_of(o)).collect();
-                        let Some(mut t) = shift_test(b.ratio, &reference, &sample) else {
-                            continue;
-                        };
-                        t.p_value = (t.p_value * tried).min(1.0);
-                        if t.p_value <= ALPHA {
-                            culprits.push(c.clone());
-                            if fresh.as_ref().is_none_or(|f: &ShiftTest| t.p_value < f.p_value) {
-                                fresh = Some(t);
-                            }
-                        }
-                    }
-                }
-                if let Some(test) = fresh.or_else(|| b.test(&sample)) {
-                    pending.push(PendingShift {
-                        entry: out.entries.len() + entries_here.len(),
-                        metric: b.metric.clone(),
-                        test,
-                        culprits,
-                    });
-                }
-            }
-        }
-        entries_here.push(entry);
-    }
-    out.entries.extend(entries_here);
-    Ok(())
+    prober.phase_finished(PHASE_SHARED)
 }
 
-fn classify(iso: &[Observation], shared: &[Observation]) -> Initial {
+pub(super) fn classify(iso: &[Observation], shared: &[Observation]) -> Initial {
     initial(&iso.iter().collect::<Vec<_>>(), &shared.iter().collect::<Vec<_>>())
 }
 
-fn run_isolated(prober: &mut Prober<'_>, name: &str, iso: &mut BTreeMap<String, Vec<Observation>>) -> Result<(), Error> {
+pub(super) fn run_isolated(prober: &mut Prober<'_>, name: &str, iso: &mut BTreeMap<String, Vec<Observation>>) -> Result<(), Error> {
     let obs = prober.run_once(&[name.to_owned()], None, EvidenceKind::Isolated, Purpose::Isolated)?;
     if let (Some(o), Some(v)) = (obs.into_iter().find(|o| o.name == name), iso.get_mut(name)) {
         v.push(o);
     }
     Ok(())
-}
-
-/// Re-run the shortest flipping order once: does the flip come back?
-fn reproduce(
-    loc: &mut Localizer<'_, '_>,
-    name: &str,
-    shared: &[&Observation],
-    effect: &dyn Fn(&Observation) -> bool,
-    localized: &mut Localized,
-) -> Result<bool, Error> {
-    let Some(src) = shared.iter().filter(|o| effect(o)).min_by_key(|o| o.prefix.len()) else {
-        return Ok(false);
-    };
-    let prober = loc.prober();
-    let seed = if prober.target().honours_order() { None } else { src.seed };
-    let obs = prober.run_once(&src.order(), seed, EvidenceKind::Localize, Purpose::Localization)?;
-    localized.runs += 1;
-    let again = obs.iter().find(|o| o.name == name);
-    let ok = again.is_some_and(effect);
-    localized.evidence.push(Evidence {
-        kind: EvidenceKind::Localize,
-        order: obs.iter().filter(|o| o.ran()).map(|o| o.name.clone()).collect(),
-        seed,
-        outcome: again.map_or("not_run".into(), |o| o.outcome.status().as_str().into()),
-        detail: format!(
-            "rerun of the shortest flipping order: {}",
-            if ok { "reproduced" } else { "did not reproduce" }
-        ),
-        message: again.and_then(Observation::message),
-    });
-    Ok(ok)
-}
-
-fn evidence(
-    name: &str,
-    verdict: OrderVerdict,
-    iso: &[Observation],
-    shared: &[Observation],
-    loc: &Localized,
-    note: Option<&str>,
-) -> Vec<Evidence> {
-    let mut ev = Vec::new();
-    let mut by_status: BTreeMap<&'static str, usize> = BTreeMap::new();
-    for o in iso {
-        *by_status.entry(o.outcome.status().as_str()).or_default() += 1;
-    }
-    for (status, k) in &by_status {
-        ev.push(Evidence {
-            kind: EvidenceKind::Isolated,
-            order: vec![name.to_owned()],
-            seed: None,
-            outcome: (*status).to_owned(),
-            detail: format!("{k} of {} isolated runs", iso.len()),
-            message: first_message(iso, status),
-        });
-    }
-    if matches!(verdict, OrderVerdict::Pass | OrderVerdict::Fail) {
-        let mut by: BTreeMap<&'static str, usize> = BTreeMap::new();
-        for o in shared {
-            *by.entry(o.outcome.status().as_str()).or_default() += 1;
-        }
-        for (status, k) in by {
-            ev.push(Evidence {
-                kind: EvidenceKind::Order,
-                order: vec![],
-                seed: None,
-                outcome: status.to_owned(),
-                detail: format!("{k} of {} shared runs (schedules in detect-run.json)", shared.len()),
-                message: first_message(shared, status),
-            });
-        }
-    } else {
-        for o in shared {
-            ev.push(Evidence {
-                kind: o.kind,
-                order: o.order(),
-                seed: o.seed,
-                outcome: o.outcome.status().as_str().to_owned(),
-                detail: format!("shared run, after {} others", o.prefix.len()),
-                message: o.message(),
-            });
-        }
-    }
-    ev.extend(loc.evidence.iter().cloned());
-    if matches!(verdict, OrderVerdict::Victim | OrderVerdict::Brittle) || loc.runs > 0 {
-        ev.push(Evidence {
-            kind: EvidenceKind::Localize,
-            order: vec![],
-            seed: None,
-            outcome: String::new(),
-            detail: match note {
-                Some(n) => format!("{n}; localization took {} runs", loc.runs),
-                None => format!("localization took {} runs", loc.runs),
-            },
-            message: None,
-        });
-    }
-    ev
-}
-
-/// The message of the first of `obs` that ended with `status` (a failure's text, kept once per status).
-fn first_message(obs: &[Observation], status: &str) -> Option<String> {
-    obs.iter()
-        .find(|o| o.outcome.status().as_str() == status)
-        .and_then(Observation::message)
 }

@@ -59,7 +59,7 @@ fn run(target: &dyn OrderTarget, seed: u64, shuffles: usize) -> DetectResult {
     let listed = target.list().unwrap();
     let mut cfg = DetectConfig::new(seed, PathBuf::from("/nonexistent"));
     cfg.shuffles = shuffles;
-    detect(target, &listed, &cfg).unwrap()
+    detect(target, &listed, &cfg, &mut cfg.executor(), &mut crate::events::Reporters::new()).unwrap()
 }
 
 fn sorted(v: &[String]) -> Vec<String> {

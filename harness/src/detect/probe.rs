@@ -1,15 +1,16 @@
-//! `Prober`: runs scenarios in shared or isolated processes for detect, continues a shared
+//! `Prober`: runs scenarios in shared or isolated processes for detect (through the shared
+//! [`Executor`], like every process of every command), continues a shared
 //! order after a crash, and counts the processes it spends; [`Observation`] is one scenario's
 //! result together with the order that preceded it in its process.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::time::Duration;
 
 use super::subject::OrderTarget;
 use crate::errors::Error;
-use crate::execute::TargetRequest;
-use crate::model::{EnvChange, EvidenceKind, MetricSample, Outcome, RunCounts, Status};
+use crate::events::{Reporter, RunEvent};
+use crate::execute::{Executor, JobScenario, ProcessJob};
+use crate::model::{EnvChange, EvidenceKind, Listed, MetricSample, Outcome, RunCounts, ScenarioKind, Status};
 
 /// One scenario's result in one process, with what ran before it there.
 #[derive(Debug, Clone, PartialEq)]
@@ -72,15 +73,16 @@ pub enum Purpose {
     Localization,
 }
 
-/// Runs processes against one universe of scenarios (one binary, one env group).
+/// Runs processes against one universe of scenarios (one binary, one env group) through the
+/// command's [`Executor`], so each one is numbered, padded, recorded and reported like `run`'s.
 pub struct Prober<'a> {
     target: &'a dyn OrderTarget,
     env: BTreeMap<String, String>,
     timeout: Option<Duration>,
-    iterations: usize,
-    warmup: usize,
-    scratch: PathBuf,
-    next_id: usize,
+    kinds: BTreeMap<String, ScenarioKind>,
+    repetitions: BTreeMap<String, usize>,
+    executor: &'a mut Executor,
+    events: &'a mut dyn Reporter,
     /// Processes spent so far.
     pub counts: RunCounts,
     /// Scenario executions so far (a shared process of n scenarios counts n).
@@ -88,23 +90,23 @@ pub struct Prober<'a> {
 }
 
 impl<'a> Prober<'a> {
-    /// A prober whose processes start with `env` and are killed after `timeout`.
+    /// A prober for `group` (one env): its processes start with that env, are killed after
+    /// `timeout`, start through `executor` and are reported to `events`.
     pub fn new(
         target: &'a dyn OrderTarget,
-        env: BTreeMap<String, String>,
+        group: &[&Listed],
         timeout: Option<Duration>,
-        iterations: usize,
-        warmup: usize,
-        scratch: PathBuf,
+        executor: &'a mut Executor,
+        events: &'a mut dyn Reporter,
     ) -> Self {
         Prober {
             target,
-            env,
+            env: group.first().map(|l| l.env.clone()).unwrap_or_default(),
             timeout,
-            iterations,
-            warmup,
-            scratch,
-            next_id: 0,
+            kinds: group.iter().map(|l| (l.name.clone(), l.kind)).collect(),
+            repetitions: BTreeMap::new(),
+            executor,
+            events,
             counts: RunCounts::default(),
             executions: 0,
         }
@@ -113,6 +115,16 @@ impl<'a> Prober<'a> {
     /// The target.
     pub fn target(&self) -> &'a dyn OrderTarget {
         self.target
+    }
+
+    /// Tell the reporters a phase begins, planning `planned` processes.
+    pub fn phase_started(&mut self, name: &str, planned: usize) -> Result<(), Error> {
+        self.events.on_event(&RunEvent::PhaseStarted { name, planned })
+    }
+
+    /// Tell the reporters the phase ended.
+    pub fn phase_finished(&mut self, name: &str) -> Result<(), Error> {
+        self.events.on_event(&RunEvent::PhaseFinished { name })
     }
 
     /// One process running `names` (in this order, or under `seed` for libtest). Results come
@@ -124,20 +136,25 @@ impl<'a> Prober<'a> {
         kind: EvidenceKind,
         purpose: Purpose,
     ) -> Result<Vec<Observation>, Error> {
-        self.next_id += 1;
-        let req = TargetRequest {
-            names: names.to_vec(),
+        let scenarios = names
+            .iter()
+            .map(|n| {
+                let repetition = self.repetitions.entry(n.clone()).or_default();
+                *repetition += 1;
+                JobScenario {
+                    name: n.clone(),
+                    kind: self.kinds.get(n).copied().unwrap_or(ScenarioKind::Check),
+                    repetition: *repetition - 1,
+                }
+            })
+            .collect();
+        let job = ProcessJob {
+            scenarios,
             env: self.env.clone(),
-            iterations: self.iterations,
-            warmup: self.warmup,
             timeout: self.timeout,
-            scratch: self.scratch.clone(),
-            id: format!("detect-{}-{}", std::process::id(), self.next_id),
         };
-        let result = self.target.run_seeded(&req, seed).map_err(|source| Error::Io {
-            what: format!("running {} for detect", self.target.describe()),
-            source,
-        })?;
+        let target = self.target;
+        let records = self.executor.run(job, &mut *self.events, |req| target.run_seeded(req, seed))?;
         match purpose {
             Purpose::Isolated => self.counts.isolated += 1,
             Purpose::Shared => self.counts.shared += 1,
@@ -145,12 +162,11 @@ impl<'a> Prober<'a> {
         }
         self.counts.total += 1;
         let mut prefix = Vec::new();
-        let mut out = Vec::with_capacity(result.results.len());
-        let stderr = &result.process.stderr;
-        for r in result.results {
+        let mut out = Vec::with_capacity(records.len());
+        for r in records {
             let ran = r.outcome.status() != Status::NotRun;
             let output = if ran && r.outcome.is_failure() && !matches!(r.outcome, Outcome::Failed { .. }) {
-                tail(stderr, STDERR_TAIL)
+                tail(&r.stderr, STDERR_TAIL)
             } else {
                 String::new()
             };
@@ -158,7 +174,7 @@ impl<'a> Prober<'a> {
                 self.executions += 1;
             }
             out.push(Observation {
-                name: r.name.clone(),
+                name: r.scenario.clone(),
                 prefix: if ran { prefix.clone() } else { Vec::new() },
                 outcome: r.outcome,
                 metrics: r.metrics,
@@ -168,7 +184,7 @@ impl<'a> Prober<'a> {
                 output,
             });
             if ran {
-                prefix.push(r.name);
+                prefix.push(r.scenario);
             }
         }
         Ok(out)

@@ -1,28 +1,56 @@
-//! Writers for `detect.json` (array of [`DetectEntry`]) and `detect-run.json` ([`DetectRun`]),
-//! and the terminal summary.
+//! Detect's own outputs as reporters on the event seam: `detect.json` (array of
+//! [`DetectEntry`]) and `detect-run.json` ([`DetectRun`]) through the one atomic writer, and the
+//! terminal summary.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::PathBuf;
 
 use crate::errors::Error;
+use crate::events::{Done, Reporter, RunEvent};
 use crate::model::{DetectEntry, DetectRun, OrderVerdict};
+use crate::report::{io_err, write_json};
 
-fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<(), Error> {
-    let text = serde_json::to_string_pretty(value).expect("detect records serialize");
-    std::fs::write(path, text + "\n").map_err(|source| Error::Io {
-        what: format!("writing {}", path.display()),
-        source,
-    })
+/// Writes `detect.json` and `detect-run.json` when detect finishes.
+pub struct DetectFiles {
+    dir: PathBuf,
 }
 
-/// Write `detect.json`.
-pub fn write_detect_json(path: &Path, entries: &[DetectEntry]) -> Result<(), Error> {
-    write_json(path, &entries)
+impl DetectFiles {
+    /// Writes into `dir`.
+    pub fn new(dir: PathBuf) -> Self {
+        DetectFiles { dir }
+    }
 }
 
-/// Write `detect-run.json`.
-pub fn write_detect_run(path: &Path, run: &DetectRun) -> Result<(), Error> {
-    write_json(path, run)
+impl Reporter for DetectFiles {
+    fn on_event(&mut self, event: &RunEvent<'_>) -> Result<(), Error> {
+        if let RunEvent::Finished(Done::Detect { entries, run }) = event {
+            write_json(&self.dir.join("detect.json"), entries)?;
+            write_json(&self.dir.join("detect-run.json"), run)?;
+        }
+        Ok(())
+    }
+}
+
+/// Prints the terminal summary when detect finishes.
+pub struct DetectSummary<W: Write> {
+    out: W,
+}
+
+impl<W: Write> DetectSummary<W> {
+    /// Writes to `out`.
+    pub fn new(out: W) -> Self {
+        DetectSummary { out }
+    }
+}
+
+impl<W: Write> Reporter for DetectSummary<W> {
+    fn on_event(&mut self, event: &RunEvent<'_>) -> Result<(), Error> {
+        if let RunEvent::Finished(Done::Detect { entries, run }) = event {
+            write_summary(&mut self.out, entries, run).map_err(io_err("writing the detect summary"))?;
+        }
+        Ok(())
+    }
 }
 
 /// The terminal summary: one line per finding, then counts and runs spent.

@@ -9,7 +9,8 @@ use std::time::Duration;
 
 use super::subject::OrderTarget;
 use crate::errors::Error;
-use crate::execute::{Listed, ProcessEnd, ProcessOutput, ProcessResult, ScenarioResult, TargetRequest};
+use crate::execute::{ProcessEnd, ProcessOutput, ProcessResult, ScenarioResult, TargetRequest};
+use crate::model::Listed;
 use crate::model::{Better, EnvChange, MetricSample, Outcome, ScenarioKind, Unit};
 use crate::plan::SeededOrder;
 

@@ -12,7 +12,8 @@ use std::process::Command;
 
 use serde::Deserialize;
 
-use super::{Listed, ProcessEnd, ProcessResult, ProcessSpec, ScenarioResult, Target, TargetRequest, run_process};
+use crate::model::Listed;
+use super::{ProcessEnd, ProcessResult, ProcessSpec, ScenarioResult, Target, TargetRequest, run_process};
 use crate::errors::Error;
 use crate::model::{Outcome, ScenarioKind};
 

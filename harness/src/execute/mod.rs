@@ -5,6 +5,7 @@
 //! result channel) becomes an [`Outcome`](crate::model::Outcome); none of them ends the harness.
 
 pub(crate) mod child;
+mod executor;
 mod libtest;
 mod process;
 pub(crate) mod protocol;
@@ -12,8 +13,9 @@ mod signal;
 mod suite_binary;
 mod target;
 
+pub use executor::{ExecConfig, Executor, JobScenario, Launch, ProcessJob};
 pub use libtest::LibtestBinary;
 pub use process::{ProcessEnd, ProcessOutput, ProcessSpec, Usage, run_process};
 pub use signal::signal_name;
 pub use suite_binary::SuiteBinary;
-pub use target::{Listed, ProcessResult, ScenarioResult, Target, TargetRequest};
+pub use target::{ProcessResult, ScenarioResult, Target, TargetRequest};

@@ -8,7 +8,8 @@ use std::process::Command;
 use std::time::Duration;
 
 use super::protocol::{CHILD_ARG, ChildRecord, ChildRequest, ChildStatus, LIST_ARG, ListLine};
-use super::{Listed, ProcessEnd, ProcessResult, ProcessSpec, ScenarioResult, Target, TargetRequest, run_process};
+use crate::model::Listed;
+use super::{ProcessEnd, ProcessResult, ProcessSpec, ScenarioResult, Target, TargetRequest, run_process};
 use crate::errors::Error;
 use crate::model::Outcome;
 

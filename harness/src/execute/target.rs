@@ -8,22 +8,7 @@ use std::time::Duration;
 
 use super::ProcessOutput;
 use crate::errors::Error;
-use crate::model::{EnvChange, MetricSample, Outcome, ScenarioKind};
-
-/// One scenario (variant) as a target lists it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Listed {
-    /// Full name, as `--list` prints it.
-    pub name: String,
-    /// Check, measure or test.
-    pub kind: ScenarioKind,
-    /// `Some(reason)` when ignored by default.
-    pub ignored: Option<String>,
-    /// Env its processes must start with (env-matrix variants).
-    pub env: BTreeMap<String, String>,
-    /// The scenario's own timeout, if it set one.
-    pub timeout: Option<Duration>,
-}
+use crate::model::{EnvChange, Listed, MetricSample, Outcome};
 
 /// One process to run: these scenarios, in this order, in one child.
 #[derive(Debug, Clone)]

@@ -5,18 +5,22 @@
 mod compare;
 mod detect;
 mod host;
+mod listed;
 mod metric;
 mod outcome;
 mod record;
 mod results;
+mod summarize;
 
 pub use compare::{CalibrationEntry, CompareEntry, CompareRun, CompareVerdict, SideStats};
 pub use detect::{
     DETECT_FORMAT_VERSION, DetectEntry, DetectRun, Evidence, EvidenceKind, FailureRate, OrderVerdict, RunCounts, ScheduleRecord, ValueShift,
 };
 pub use host::HostInfo;
+pub use listed::Listed;
 pub use metric::{Better, MetricSample, Unit};
 pub use outcome::{Outcome, OutcomeCounts, Status};
 pub use outcome::headline;
 pub use record::{EnvChange, ProcessFacts, RunRecord, ScenarioKind};
+pub use summarize::summarize_runs;
 pub use results::{FORMAT_VERSION, MetricSummary, ResultsFile, RunMeta, ScenarioSummary, Verdict};

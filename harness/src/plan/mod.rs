@@ -7,7 +7,7 @@ pub use shuffle::{SeededOrder, fresh_seed};
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use crate::execute::Listed;
+use crate::model::Listed;
 use crate::model::ScenarioKind;
 
 /// One isolated process to run: one repetition of one scenario variant.

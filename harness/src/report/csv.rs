@@ -4,7 +4,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::out_dir::io_err;
+use super::files::write_csv_rows;
 use crate::errors::Error;
 use crate::model::ResultsFile;
 
@@ -25,10 +25,7 @@ struct Row<'a> {
 
 /// Write `results.csv` for `results` to `path`.
 pub fn write_csv(path: &Path, results: &ResultsFile) -> Result<(), Error> {
-    let mut w = csv::Writer::from_path(path).map_err(|e| Error::Io {
-        what: format!("creating {}", path.display()),
-        source: e.into(),
-    })?;
+    let mut rows: Vec<Row> = Vec::new();
     for r in &results.runs {
         let kind = match r.kind {
             crate::model::ScenarioKind::Check => "check",
@@ -49,20 +46,15 @@ pub fn write_csv(path: &Path, results: &ResultsFile) -> Result<(), Error> {
             iterations,
             wall_ns: r.wall_ns,
         };
-        let rows: Vec<Row> = if r.metrics.is_empty() {
-            vec![base("", "", None, 0)]
+        if r.metrics.is_empty() {
+            rows.push(base("", "", None, 0));
         } else {
-            r.metrics
-                .iter()
-                .map(|m| base(&m.name, m.unit.symbol(), Some(m.value), m.iterations.len().max(1)))
-                .collect()
-        };
-        for row in rows {
-            w.serialize(row).map_err(|e| Error::Io {
-                what: format!("writing {}", path.display()),
-                source: e.into(),
-            })?;
+            rows.extend(
+                r.metrics
+                    .iter()
+                    .map(|m| base(&m.name, m.unit.symbol(), Some(m.value), m.iterations.len().max(1))),
+            );
         }
     }
-    w.flush().map_err(io_err(format!("flushing {}", path.display())))
+    write_csv_rows(path, rows)
 }

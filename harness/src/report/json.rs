@@ -3,9 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
-use super::out_dir::io_err;
+use super::files::{io_err, write_json};
 use crate::errors::Error;
-use crate::events::{Reporter, RunEvent};
+use crate::events::{Done, Reporter, RunEvent};
 use crate::model::{ResultsFile, RunRecord};
 
 /// Writes `results.json` at the start and the end of a run.
@@ -31,18 +31,10 @@ impl Reporter for JsonWriter {
                 };
                 write_json(&self.path, &partial)
             }
-            RunEvent::Finished { results } => write_json(&self.path, results),
+            RunEvent::Finished(Done::Run(results)) => write_json(&self.path, results),
             _ => Ok(()),
         }
     }
-}
-
-/// Write `results` as pretty JSON to `path`, atomically (temp file, then rename).
-pub fn write_json(path: &Path, results: &ResultsFile) -> Result<(), Error> {
-    let text = serde_json::to_string_pretty(results).expect("results serialize");
-    let tmp = path.with_extension("json.tmp");
-    std::fs::write(&tmp, text).map_err(io_err(format!("writing {}", tmp.display())))?;
-    std::fs::rename(&tmp, path).map_err(io_err(format!("renaming {} to {}", tmp.display(), path.display())))
 }
 
 /// Read a run directory back: `results.json`, with runs from `results.jsonl` when the run was
@@ -66,7 +58,7 @@ pub fn read_results(dir: &Path) -> Result<ResultsFile, Error> {
             runs.push(r);
         }
         runs.sort_by_key(|r| r.run_index);
-        results.summaries = crate::run::summarize_runs(&runs);
+        results.summaries = crate::model::summarize_runs(&runs);
         results.runs = runs;
     }
     Ok(results)

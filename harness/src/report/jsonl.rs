@@ -1,11 +1,11 @@
-//! `JsonlWriter`: appends each finished run to `results.jsonl` and flushes it, so a crash or a
-//! `kill -9` of the harness keeps every finished run.
+//! `JsonlWriter`: appends each finished process's records to `results.jsonl` and flushes them,
+//! so a crash or a `kill -9` of the harness (run, detect or compare) keeps every finished process.
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::PathBuf;
 
-use super::out_dir::io_err;
+use super::files::io_err;
 use crate::errors::Error;
 use crate::events::{Reporter, RunEvent};
 
@@ -29,11 +29,14 @@ impl Reporter for JsonlWriter {
                 let f = OpenOptions::new().create(true).write(true).truncate(true).open(&self.path);
                 self.file = Some(f.map_err(io_err(format!("creating {}", self.path.display())))?);
             }
-            RunEvent::RunFinished { record } => {
+            RunEvent::ProcessFinished { records } => {
                 if let Some(f) = &mut self.file {
-                    let mut line = serde_json::to_string(record).expect("records serialize");
-                    line.push('\n');
-                    f.write_all(line.as_bytes())
+                    let mut lines = String::new();
+                    for r in *records {
+                        lines.push_str(&serde_json::to_string(r).expect("records serialize"));
+                        lines.push('\n');
+                    }
+                    f.write_all(lines.as_bytes())
                         .and_then(|_| f.flush())
                         .map_err(io_err(format!("appending to {}", self.path.display())))?;
                 }

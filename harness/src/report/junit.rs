@@ -4,12 +4,13 @@
 //! testcase with one `<flakyFailure>` per failing run, the evidence in its text. All escaping is
 //! the XML writer's.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestRerun, TestSuite};
 
 use crate::errors::Error;
+use crate::events::{Done, Reporter, RunEvent};
 use crate::model::{DetectEntry, DetectRun, Evidence, OrderVerdict, Outcome, ResultsFile, RunRecord, Verdict};
 
 /// Failing runs listed as `<flakyFailure>` per testcase, at most.
@@ -186,6 +187,28 @@ fn first_line(s: &str) -> &str {
     crate::model::headline(s)
 }
 
+/// Writes `junit.xml` when a run or a detect finishes.
+pub struct JunitWriter {
+    path: PathBuf,
+}
+
+impl JunitWriter {
+    /// Writes to `path`.
+    pub fn new(path: PathBuf) -> Self {
+        JunitWriter { path }
+    }
+}
+
+impl Reporter for JunitWriter {
+    fn on_event(&mut self, event: &RunEvent<'_>) -> Result<(), Error> {
+        match event {
+            RunEvent::Finished(Done::Run(results)) => write(&self.path, &results_junit(results)),
+            RunEvent::Finished(Done::Detect { entries, run }) => write(&self.path, &detect_junit(entries, run)),
+            _ => Ok(()),
+        }
+    }
+}
+
 fn write(path: &Path, report: &Report) -> Result<(), Error> {
     let io = |source| Error::Io {
         what: format!("writing {}", path.display()),
@@ -195,14 +218,4 @@ fn write(path: &Path, report: &Report) -> Result<(), Error> {
         .to_string()
         .map_err(|e| io(std::io::Error::other(e.to_string())))?;
     std::fs::write(path, text).map_err(io)
-}
-
-/// Write `junit.xml` of a run.
-pub fn write_results_junit(path: &Path, results: &ResultsFile) -> Result<(), Error> {
-    write(path, &results_junit(results))
-}
-
-/// Write `junit.xml` of a detect.
-pub fn write_detect_junit(path: &Path, entries: &[DetectEntry], run: &DetectRun) -> Result<(), Error> {
-    write(path, &detect_junit(entries, run))
 }

@@ -56,8 +56,3 @@ impl OutDir {
         Ok(p)
     }
 }
-
-pub(crate) fn io_err(what: impl Into<String>) -> impl FnOnce(std::io::Error) -> Error {
-    let what = what.into();
-    move |source| Error::Io { what, source }
-}

@@ -1,11 +1,13 @@
-//! `ProgressReporter`: a progress bar on stderr, drawn only when stderr is a terminal.
+//! `ProgressReporter`: a progress bar on stderr for `run`, `detect` and `compare` — the phase,
+//! processes done out of planned, failures so far and the time left — drawn only when stderr is
+//! a terminal (indicatif hides it otherwise: nothing of it reaches a pipe or a CI log).
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::errors::Error;
 use crate::events::{Reporter, RunEvent};
 
-/// Shows runs done out of runs planned, and failures so far.
+/// Shows the phase, processes done out of processes planned, and failures so far.
 pub struct ProgressReporter {
     bar: ProgressBar,
     failures: usize,
@@ -13,14 +15,35 @@ pub struct ProgressReporter {
 
 impl Default for ProgressReporter {
     fn default() -> Self {
-        // indicatif hides a stderr target that is not a terminal: quiet in CI and pipes.
-        let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
+        Self::new(ProgressDrawTarget::stderr())
+    }
+}
+
+impl ProgressReporter {
+    /// A bar drawn to `target` (tests use a hidden or in-memory one).
+    pub fn new(target: ProgressDrawTarget) -> Self {
+        let bar = ProgressBar::with_draw_target(Some(0), target);
         bar.set_style(
-            ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} {msg}")
+            ProgressStyle::with_template("{prefix} {elapsed_precise} [{bar:30}] {pos}/{len} processes, {eta} left {msg}")
                 .expect("valid template")
                 .progress_chars("=> "),
         );
         ProgressReporter { bar, failures: 0 }
+    }
+
+    fn finished_process(&mut self, failed: Option<String>) {
+        if let Some(line) = failed {
+            self.failures += 1;
+            self.bar.println(line);
+        }
+        if self.failures > 0 {
+            self.bar.set_message(format!("{} failed", self.failures));
+        }
+        // More processes than planned (a crash split a schedule): the plan grows with them.
+        if self.bar.position() >= self.bar.length().unwrap_or(0) {
+            self.bar.inc_length(1);
+        }
+        self.bar.inc(1);
     }
 }
 
@@ -28,23 +51,22 @@ impl Reporter for ProgressReporter {
     fn on_event(&mut self, event: &RunEvent<'_>) -> Result<(), Error> {
         match event {
             RunEvent::Started { meta, total } => {
-                self.bar.println(format!("seed {} ({} runs planned)", meta.seed, total));
-                self.bar.set_length(*total as u64);
+                self.bar.println(format!("seed {} ({} processes planned)", meta.seed, total));
+            }
+            RunEvent::PhaseStarted { name, planned } => {
+                self.bar.set_prefix(name.to_string());
+                self.bar.inc_length(*planned as u64);
             }
             RunEvent::Planned { added } => self.bar.inc_length(*added as u64),
-            RunEvent::RunFinished { record } => {
-                if record.outcome.is_failure() {
-                    self.failures += 1;
-                    self.bar.println(format!("{} {}", record.outcome.short(), record.scenario));
-                }
-                self.bar.set_message(if self.failures > 0 {
-                    format!("{} failed", self.failures)
-                } else {
-                    String::new()
-                });
-                self.bar.inc(1);
+            RunEvent::ProcessFinished { records } => {
+                let failed = records
+                    .iter()
+                    .find(|r| r.outcome.is_failure())
+                    .map(|r| format!("{} {}", r.outcome.short(), r.scenario));
+                self.finished_process(failed);
             }
-            RunEvent::Finished { .. } => self.bar.finish_and_clear(),
+            RunEvent::Finished(_) => self.bar.finish_and_clear(),
+            RunEvent::PhaseFinished { .. } | RunEvent::ProcessStarted { .. } | RunEvent::Finding(_) => {}
         }
         Ok(())
     }

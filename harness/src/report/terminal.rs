@@ -4,7 +4,7 @@
 use std::io::Write;
 
 use crate::errors::Error;
-use crate::events::{Reporter, RunEvent};
+use crate::events::{Done, Reporter, RunEvent};
 use crate::model::{ResultsFile, Unit};
 
 /// Prints the seed first and the summary table last.
@@ -32,7 +32,7 @@ impl<W: Write> Reporter for SummaryReporter<W> {
                 meta.seed, total, meta.seed
             )
             .map_err(io),
-            RunEvent::Finished { results } => self.out.write_all(summary_table(results).as_bytes()).map_err(io),
+            RunEvent::Finished(Done::Run(results)) => self.out.write_all(summary_table(results).as_bytes()).map_err(io),
             _ => Ok(()),
         }
     }

@@ -1,20 +1,23 @@
-//! The `run` pipeline: plan jobs, execute them in fresh processes, summarise, and emit
-//! [`RunEvent`](crate::events::RunEvent)s to reporters.
+//! The `run` pipeline: plan jobs, execute them in fresh processes through the shared
+//! [`Executor`], summarise, and emit [`RunEvent`]s to reporters.
+//!
+//! May import `plan`, `execute`, `events`, `model`, `stats`; never `cli`, `report`, `detect` or
+//! `compare`.
 
 mod scheduler;
-mod summarize;
 
 pub use scheduler::{Scheduler, SchedulerConfig};
-pub use summarize::summarize_runs;
+// Kept for the report tests that still name it here; the function lives in `model`.
+pub use crate::model::summarize_runs;
 
 use std::path::PathBuf;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, SystemTime};
 
 use crate::clock;
 use crate::errors::Error;
-use crate::events::{Reporter, RunEvent};
-use crate::execute::{Listed, Target};
-use crate::model::{FORMAT_VERSION, ResultsFile, RunMeta, RunRecord, ScenarioKind};
+use crate::events::{Done, Reporter, RunEvent};
+use crate::execute::{ExecConfig, Executor, Target};
+use crate::model::{FORMAT_VERSION, Listed, ResultsFile, RunMeta, RunRecord, ScenarioKind};
 use crate::plan::{self, SeededOrder};
 use crate::stats;
 
@@ -47,18 +50,57 @@ pub struct RunConfig {
     pub command: Vec<String>,
 }
 
-/// Run `selected` scenarios of `target`, emitting events to `reporters`.
-pub fn run(
-    target: &dyn Target,
-    selected: &[Listed],
-    config: &RunConfig,
-    reporters: &mut [&mut dyn Reporter],
-) -> Result<ResultsFile, Error> {
+/// The phase every `run` process belongs to.
+pub const PHASE: &str = "run";
+
+/// Run `selected` scenarios of `target`, emitting events to `events`.
+pub fn run(target: &dyn Target, selected: &[Listed], config: &RunConfig, events: &mut dyn Reporter) -> Result<ResultsFile, Error> {
     let started = SystemTime::now();
-    let clock_start = Instant::now();
     let mut order = SeededOrder::new(config.seed);
     let jobs = plan::jobs(selected, config.repeat_checks, config.repeat_measures, config.timeout, &mut order);
-    let mut meta = RunMeta {
+    let mut meta = run_meta(target, config, &jobs, started);
+    events.on_event(&RunEvent::Started { meta: &meta, total: jobs.len() })?;
+    events.on_event(&RunEvent::PhaseStarted { name: PHASE, planned: jobs.len() })?;
+    let executor = Executor::new(ExecConfig {
+        iterations: config.iterations,
+        warmup: config.warmup,
+        scratch: config.scratch.clone(),
+        seed: config.seed,
+    });
+    let sched = SchedulerConfig {
+        test_threads: config.test_threads,
+        parallel_measurements: config.parallel_measurements,
+    };
+    let mut scheduler = Scheduler::new(target, sched, executor);
+    let mut records: Vec<RunRecord> = Vec::new();
+    let mut batch = jobs;
+    for round in 0.. {
+        records.extend(scheduler.execute(batch, events)?);
+        let Some(target_ci) = config.target_ci else {
+            break;
+        };
+        batch = more_runs(selected, &records, target_ci, config.max_repeat, config.timeout);
+        if batch.is_empty() || round >= 64 {
+            break;
+        }
+        order.shuffle(&mut batch);
+        events.on_event(&RunEvent::Planned { added: batch.len() })?;
+    }
+    events.on_event(&RunEvent::PhaseFinished { name: PHASE })?;
+    records.sort_by_key(|r| r.run_index);
+    meta.finished_at = clock::rfc3339(SystemTime::now());
+    meta.host.load_end = crate::host::load_average();
+    let results = ResultsFile {
+        summaries: crate::model::summarize_runs(&records),
+        meta,
+        runs: records,
+    };
+    events.on_event(&RunEvent::Finished(Done::Run(&results)))?;
+    Ok(results)
+}
+
+fn run_meta(target: &dyn Target, config: &RunConfig, jobs: &[plan::Job], started: SystemTime) -> RunMeta {
+    RunMeta {
         format_version: FORMAT_VERSION,
         harness_version: env!("CARGO_PKG_VERSION").to_owned(),
         binary: target.describe(),
@@ -73,68 +115,7 @@ pub fn run(
         started_at: clock::rfc3339(started),
         finished_at: String::new(),
         host: crate::host::collect(),
-    };
-    emit(
-        reporters,
-        &RunEvent::Started {
-            meta: &meta,
-            total: jobs.len(),
-        },
-    )?;
-
-    let mut scheduler = Scheduler::new(
-        target,
-        SchedulerConfig {
-            iterations: config.iterations,
-            warmup: config.warmup,
-            test_threads: config.test_threads,
-            parallel_measurements: config.parallel_measurements,
-            scratch: config.scratch.clone(),
-        },
-        clock_start,
-    );
-    let mut records: Vec<RunRecord> = Vec::new();
-    let mut batch = jobs;
-    let mut round = 0;
-    loop {
-        let mut failure: Option<Error> = None;
-        scheduler.execute(batch, &mut order, |record| {
-            if failure.is_none()
-                && let Err(e) = emit(reporters, &RunEvent::RunFinished { record: &record })
-            {
-                failure = Some(e);
-            }
-            records.push(record);
-        });
-        if let Some(e) = failure {
-            return Err(e);
-        }
-        round += 1;
-        let Some(target_ci) = config.target_ci else {
-            break;
-        };
-        batch = more_runs(selected, &records, target_ci, config.max_repeat, config.timeout);
-        if batch.is_empty() || round > 64 {
-            break;
-        }
-        order.shuffle(&mut batch);
-        emit(reporters, &RunEvent::Planned { added: batch.len() })?;
     }
-
-    records.sort_by_key(|r| r.run_index);
-    meta.finished_at = clock::rfc3339(SystemTime::now());
-    meta.host.load_end = crate::host::load_average();
-    let results = ResultsFile {
-        summaries: summarize_runs(&records),
-        meta,
-        runs: records,
-    };
-    emit(reporters, &RunEvent::Finished { results: &results })?;
-    Ok(results)
-}
-
-fn emit(reporters: &mut [&mut dyn Reporter], event: &RunEvent<'_>) -> Result<(), Error> {
-    reporters.iter_mut().try_for_each(|r| r.on_event(event))
 }
 
 fn first_occurrence_order<'a>(names: impl Iterator<Item = &'a str>) -> Vec<String> {

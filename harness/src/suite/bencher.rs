@@ -50,18 +50,18 @@ impl Bencher {
 
     /// Time `f`: `warmup` discarded iterations, then `iterations` measured ones. Reports
     /// `latency_ns` (per call) and any declared throughput. Calls shorter than 20 us are timed
-    /// in batches and divided.
+    /// in batches and divided; the batch size comes from the last warm-up call, so with
+    /// `warmup` 0 nothing is discarded and every sample is one call.
     pub fn iter<R>(&mut self, mut f: impl FnMut() -> R) {
-        let mut last = Duration::ZERO;
-        for _ in 0..self.warmup.max(1) {
+        let mut last = None;
+        for _ in 0..self.warmup {
             let t = Instant::now();
             black_box(f());
-            last = t.elapsed();
+            last = Some(t.elapsed());
         }
-        let batch = if last >= MIN_SAMPLE {
-            1
-        } else {
-            (MIN_SAMPLE.as_nanos() / last.as_nanos().max(1) + 1).min(1 << 20) as u64
+        let batch = match last {
+            Some(last) if last < MIN_SAMPLE => (MIN_SAMPLE.as_nanos() / last.as_nanos().max(1) + 1).min(1 << 20) as u64,
+            _ => 1,
         };
         let mut per_call = Vec::with_capacity(self.iterations);
         for _ in 0..self.iterations {
@@ -141,6 +141,50 @@ fn mean(values: &[f64]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Calls of a routine that takes `ns` nanoseconds of busy time, under `iter`.
+    fn calls_under_iter(iterations: usize, warmup: usize, ns: u64) -> usize {
+        let mut calls = 0;
+        let mut b = Bencher::new(iterations, warmup);
+        b.iter(|| {
+            calls += 1;
+            let t = Instant::now();
+            while t.elapsed() < Duration::from_nanos(ns) {}
+        });
+        assert_eq!(b.into_metrics()[0].iterations.len(), iterations);
+        calls
+    }
+
+    #[test]
+    fn warmup_zero_discards_nothing_and_times_each_call_alone() {
+        // A fast routine would be batched; with no warm-up call to size a batch, it is not.
+        assert_eq!(calls_under_iter(5, 0, 0), 5);
+        assert_eq!(calls_under_iter(5, 0, 100_000), 5);
+    }
+
+    #[test]
+    fn warmup_w_discards_exactly_w_calls_of_a_slow_routine() {
+        // Calls of 100 us exceed the 20 us minimum sample: one call per sample.
+        assert_eq!(calls_under_iter(4, 3, 100_000), 3 + 4);
+        assert_eq!(calls_under_iter(4, 1, 100_000), 1 + 4);
+    }
+
+    #[test]
+    fn after_warmup_every_sample_is_one_batch_of_the_same_size() {
+        let calls = calls_under_iter(4, 2, 0);
+        assert_eq!((calls - 2) % 4, 0, "2 warm-up calls, then 4 equal batches: {calls} calls");
+    }
+
+    #[test]
+    fn iter_timed_honours_warmup_zero() {
+        let mut calls = 0;
+        let mut b = Bencher::new(3, 0);
+        b.iter_timed(|| {
+            calls += 1;
+            Duration::from_nanos(10)
+        });
+        assert_eq!(calls, 3);
+    }
 
     #[test]
     fn a_rate_is_work_over_mean_latency_so_it_agrees_with_latency() {

@@ -1,16 +1,19 @@
 //! The HTML report: [`write_html`] renders whichever results files a directory holds into one
 //! self-contained `index.html` (inline CSS, inline script, inline SVG charts; nothing fetched).
 //!
-//! Data and rendering are apart: `inputs` reads the detect and compare files, `context` builds
-//! the plain `ReportContext`, `render` and `plot/` turn it into HTML. Every string from a
-//! scenario or a results file passes through `escape`.
+//! Data and rendering are apart: `inputs` reads the detect and compare files, `context/` builds
+//! the plain `ReportContext`, `page` lays out the page from `section/` (one file per section,
+//! matching `context/`) and `plot/`, with `markup` for the pieces sections share. Every string
+//! from a scenario or a results file passes through `escape`.
 
 mod context;
 mod escape;
 mod inputs;
+mod markup;
+mod page;
 mod plot;
-mod render;
-pub(crate) use render::shell_join;
+mod section;
+pub(crate) use markup::shell_join;
 
 use std::path::{Path, PathBuf};
 
@@ -24,7 +27,7 @@ use crate::errors::Error;
 /// directory with none of them is [`Error::NoResults`].
 pub fn write_html(dir: &Path) -> Result<PathBuf, Error> {
     let ctx = context::ReportContext::load(dir)?;
-    let html = render::render(&ctx);
+    let html = page::render(&ctx);
     let path = dir.join("index.html");
     let tmp = dir.join("index.html.tmp");
     std::fs::write(&tmp, html).map_err(|source| Error::Io {

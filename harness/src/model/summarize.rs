@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::model::{MetricSummary, Outcome, OutcomeCounts, RunRecord, ScenarioKind, ScenarioSummary, Verdict};
+use super::{MetricSummary, Outcome, OutcomeCounts, RunRecord, ScenarioKind, ScenarioSummary, Verdict};
 use crate::stats;
 
 /// Summaries of every scenario in `records`, in name order.
@@ -59,7 +59,7 @@ fn metric_summaries(runs: &[&RunRecord]) -> Vec<MetricSummary> {
     names
         .into_iter()
         .filter_map(|name| {
-            let samples: Vec<(usize, &crate::model::MetricSample)> =
+            let samples: Vec<(usize, &super::MetricSample)> =
                 passed.iter().filter_map(|r| r.metric(name).map(|m| (r.run_index, m))).collect();
             let proto = samples.first()?.1;
             let values: Vec<f64> = samples.iter().map(|(_, m)| m.value).collect();

@@ -1,0 +1,171 @@
+//! The `detect` command on the event seam: select each target's scenarios, run [`detect`] on
+//! each through one [`Executor`](crate::execute::Executor), merge the entries, and emit the
+//! findings and [`Done::Detect`]; the files and the terminal summary are reporters.
+//!
+//! May import `execute`, `events`, `model`, `plan`, `stats`, `report`'s writers; never `cli`.
+
+use std::collections::BTreeMap;
+use std::time::SystemTime;
+
+use super::pipeline::{DetectConfig, DetectResult, detect};
+use super::subject::OrderTarget;
+use crate::clock;
+use crate::errors::Error;
+use crate::events::{Done, Finding, Reporter, RunEvent};
+use crate::model::{DETECT_FORMAT_VERSION, DetectEntry, DetectRun, FORMAT_VERSION, Listed, OrderVerdict, RunCounts, RunMeta};
+use crate::plan::Selection;
+
+/// What `detect` found.
+#[derive(Debug, Clone)]
+pub struct DetectOutcome {
+    /// One entry per scenario (`detect.json`).
+    pub entries: Vec<DetectEntry>,
+    /// The run facts (`detect-run.json`).
+    pub run: DetectRun,
+}
+
+impl DetectOutcome {
+    /// Whether anything but `pass` was found (a verdict or a value shift).
+    pub fn found_anything(&self) -> bool {
+        self.entries
+            .iter()
+            .any(|e| e.verdict != OrderVerdict::Pass || !e.value_shifts.is_empty())
+    }
+}
+
+/// Run `detect` on every target's selected scenarios; `command` reproduces it.
+pub fn run_detect(
+    targets: &[Box<dyn OrderTarget>],
+    selection: &Selection,
+    config: &DetectConfig,
+    command: Vec<String>,
+    events: &mut dyn Reporter,
+) -> Result<DetectOutcome, Error> {
+    let started = SystemTime::now();
+    let chosen = select(targets, selection)?;
+    let mut run = detect_run(targets, config, command, started);
+    let meta = start_meta(&run, config);
+    events.on_event(&RunEvent::Started { meta: &meta, total: 0 })?;
+    let mut executor = config.executor();
+    let several = targets.len() > 1;
+    let mut entries = Vec::new();
+    for (target, selected) in &chosen {
+        eprintln!(
+            "detect: {} scenarios of {} (seed {})",
+            selected.len(),
+            target.describe(),
+            config.seed
+        );
+        let mut r = detect(target.as_ref(), selected, config, &mut executor, events)?;
+        super::reproduce::attach(&mut r.entries, target.as_ref());
+        let label = target.cargo_label();
+        let binary = label.as_ref().map(|l| l.1.clone()).or_else(|| several.then(|| target.describe()));
+        merge(&mut entries, &mut run, r, binary, label.map(|l| l.0));
+    }
+    unlabel_unique(&mut entries);
+    run.host.load_end = crate::host::load_average();
+    run.finished_at = clock::rfc3339(SystemTime::now());
+    for e in &entries {
+        events.on_event(&RunEvent::Finding(Finding::Detect(e)))?;
+    }
+    events.on_event(&RunEvent::Finished(Done::Detect { entries: &entries, run: &run }))?;
+    Ok(DetectOutcome { entries, run })
+}
+
+/// Each target with the scenarios the selection picks from it; an error when none picks any.
+fn select<'t>(targets: &'t [Box<dyn OrderTarget>], selection: &Selection) -> Result<Vec<(&'t Box<dyn OrderTarget>, Vec<Listed>)>, Error> {
+    let mut chosen = Vec::new();
+    for target in targets {
+        let (selected, _ignored) = selection.apply(&target.list()?);
+        if !selected.is_empty() {
+            chosen.push((target, selected));
+        }
+    }
+    if chosen.is_empty() {
+        return Err(Error::NothingMatched {
+            filters: selection.filters.clone(),
+        });
+    }
+    Ok(chosen)
+}
+
+/// `detect-run.json` before anything ran: counts and schedules fill in as targets finish.
+fn detect_run(targets: &[Box<dyn OrderTarget>], config: &DetectConfig, command: Vec<String>, started: SystemTime) -> DetectRun {
+    let kind = targets.first().map_or("suite", |t| t.kind_name());
+    let mut notes = Vec::new();
+    if kind == "libtest" {
+        notes.push(
+            "libtest binaries have no hook inside the process: environment and current-directory changes are not observed \
+             (hazards are empty); a polluter found here may act through them"
+                .to_owned(),
+        );
+        notes.push(
+            "libtest chooses its own order: no reverse schedule; shuffles are topped up until every ordered pair was seen".to_owned(),
+        );
+    }
+    DetectRun {
+        format_version: DETECT_FORMAT_VERSION,
+        binary: targets.iter().map(|t| t.describe()).collect::<Vec<_>>().join("; "),
+        kind: kind.to_owned(),
+        seed: config.seed,
+        command,
+        host: crate::host::collect(),
+        runs: RunCounts::default(),
+        schedules: Vec::new(),
+        notes,
+        started_at: clock::rfc3339(started),
+        finished_at: String::new(),
+    }
+}
+
+/// The facts every command's `Started` event carries.
+fn start_meta(run: &DetectRun, config: &DetectConfig) -> RunMeta {
+    RunMeta {
+        format_version: FORMAT_VERSION,
+        harness_version: env!("CARGO_PKG_VERSION").to_owned(),
+        binary: run.binary.clone(),
+        command: run.command.clone(),
+        seed: config.seed,
+        order: Vec::new(),
+        repeat: config.isolated,
+        iterations: config.iterations,
+        warmup: config.warmup,
+        target_ci: None,
+        test_threads: 1,
+        started_at: run.started_at.clone(),
+        finished_at: String::new(),
+        host: run.host.clone(),
+    }
+}
+
+/// Add one target's result, its entries and schedules labelled with `binary`.
+fn merge(entries: &mut Vec<DetectEntry>, run: &mut DetectRun, r: DetectResult, binary: Option<String>, package: Option<String>) {
+    entries.extend(r.entries.into_iter().map(|mut e| {
+        e.binary = binary.clone();
+        e.package = package.clone();
+        e
+    }));
+    run.schedules.extend(r.schedules.into_iter().map(|mut s| {
+        s.binary = binary.clone();
+        s
+    }));
+    let c = &mut run.runs;
+    c.isolated += r.counts.isolated;
+    c.shared += r.counts.shared;
+    c.localization += r.counts.localization;
+    c.total += r.counts.total;
+}
+
+/// Names stay exactly as --list prints them; `binary` tells apart only names that collide
+/// (cargo-built binaries keep theirs: package and target name every entry).
+fn unlabel_unique(entries: &mut [DetectEntry]) {
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    for e in entries.iter() {
+        *seen.entry(e.name.clone()).or_default() += 1;
+    }
+    for e in entries.iter_mut() {
+        if seen[&e.name] < 2 && e.package.is_none() {
+            e.binary = None;
+        }
+    }
+}

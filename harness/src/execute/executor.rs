@@ -1,0 +1,303 @@
+//! `Executor`: the one path by which `run`, `detect` and `compare` start a process. It numbers
+//! processes, builds the [`TargetRequest`] (with the `HARNESS_ENV_PAD` layout randomization for
+//! measurements), turns the [`ProcessResult`] into one [`RunRecord`] per scenario and emits
+//! [`RunEvent::ProcessStarted`] / [`RunEvent::ProcessFinished`].
+
+use std::collections::BTreeMap;
+use std::io;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use rand::{RngCore, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use super::{ProcessResult, TargetRequest};
+use crate::errors::Error;
+use crate::events::{Reporter, RunEvent};
+use crate::model::{Outcome, RunRecord, ScenarioKind};
+
+/// Padding added to a measurement process's environment, up to this many bytes: moves the stack
+/// start so layout bias (Mytkowicz et al., ASPLOS 2009) becomes variance the interval can see.
+const MAX_ENV_PAD: u64 = 4096;
+
+/// One scenario of a process to run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobScenario {
+    /// Full name.
+    pub name: String,
+    /// Check, measure or test.
+    pub kind: ScenarioKind,
+    /// Which repetition of this scenario this is, for its record.
+    pub repetition: usize,
+}
+
+/// One process to run: these scenarios in this order, with this env.
+#[derive(Debug, Clone)]
+pub struct ProcessJob {
+    /// The scenarios, in the order asked for.
+    pub scenarios: Vec<JobScenario>,
+    /// Env the process starts with on top of the parent's (recorded in each record).
+    pub env: BTreeMap<String, String>,
+    /// Kill the process after this long.
+    pub timeout: Option<Duration>,
+}
+
+impl ProcessJob {
+    /// Whether the process measures anything (and so gets layout padding).
+    pub fn measures(&self) -> bool {
+        self.scenarios.iter().any(|s| s.kind == ScenarioKind::Measure)
+    }
+}
+
+/// What every process of a command shares.
+#[derive(Debug, Clone)]
+pub struct ExecConfig {
+    /// Measured iterations per measurement.
+    pub iterations: usize,
+    /// Warm-up iterations per measurement.
+    pub warmup: usize,
+    /// Directory for scratch files.
+    pub scratch: PathBuf,
+    /// Seed of the layout padding.
+    pub seed: u64,
+}
+
+/// Numbers and starts the processes of one command.
+pub struct Executor {
+    config: ExecConfig,
+    clock_start: Instant,
+    next_index: usize,
+    pads: ChaCha8Rng,
+}
+
+/// A prepared process: its request and the records it will fill.
+#[derive(Debug)]
+pub struct Launch {
+    /// The request handed to the target.
+    pub request: TargetRequest,
+    /// Run index of the first record.
+    pub index: usize,
+    job: ProcessJob,
+    clock_start: Instant,
+}
+
+impl Executor {
+    /// An executor whose `started_ms` count from now.
+    pub fn new(config: ExecConfig) -> Self {
+        let pads = ChaCha8Rng::seed_from_u64(config.seed ^ 0x9e37_79b9_7f4a_7c15);
+        Executor {
+            config,
+            clock_start: Instant::now(),
+            next_index: 0,
+            pads,
+        }
+    }
+
+    /// Number the process (one run index per scenario) and build its request.
+    pub fn prepare(&mut self, job: ProcessJob) -> Launch {
+        let index = self.next_index;
+        self.next_index += job.scenarios.len().max(1);
+        let mut env = job.env.clone();
+        if job.measures() {
+            let pad = self.pads.next_u64() % MAX_ENV_PAD;
+            env.insert("HARNESS_ENV_PAD".to_owned(), "x".repeat(pad as usize));
+        }
+        let request = TargetRequest {
+            names: job.scenarios.iter().map(|s| s.name.clone()).collect(),
+            env,
+            iterations: self.config.iterations,
+            warmup: self.config.warmup,
+            timeout: job.timeout,
+            scratch: self.config.scratch.clone(),
+            id: format!("p{index}"),
+        };
+        Launch {
+            request,
+            index,
+            job,
+            clock_start: self.clock_start,
+        }
+    }
+
+    /// Run `job` through `spawn` now: emits its start and its records.
+    pub fn run(
+        &mut self,
+        job: ProcessJob,
+        events: &mut dyn Reporter,
+        spawn: impl FnOnce(&TargetRequest) -> io::Result<ProcessResult>,
+    ) -> Result<Vec<RunRecord>, Error> {
+        let launch = self.prepare(job);
+        launch.announce(events)?;
+        let records = launch.run(spawn);
+        events.on_event(&RunEvent::ProcessFinished { records: &records })?;
+        Ok(records)
+    }
+}
+
+impl Launch {
+    /// Emit [`RunEvent::ProcessStarted`].
+    pub fn announce(&self, events: &mut dyn Reporter) -> Result<(), Error> {
+        events.on_event(&RunEvent::ProcessStarted {
+            index: self.index,
+            names: &self.request.names,
+        })
+    }
+
+    /// Start the process and wait for it: one record per scenario asked for, in the order they
+    /// ran. A process the harness could not even start (binary gone, no fds) is that run's
+    /// result, not the harness's crash.
+    pub fn run(self, spawn: impl FnOnce(&TargetRequest) -> io::Result<ProcessResult>) -> Vec<RunRecord> {
+        let started_ms = self.clock_start.elapsed().as_secs_f64() * 1e3;
+        let base = |i: usize, name: &str, outcome: Outcome| {
+            let s = self.job.scenarios.iter().find(|s| s.name == name);
+            RunRecord {
+                run_index: self.index + i,
+                scenario: name.to_owned(),
+                kind: s.map_or(ScenarioKind::Check, |s| s.kind),
+                env: self.job.env.clone(),
+                repetition: s.map_or(0, |s| s.repetition),
+                outcome,
+                metrics: Vec::new(),
+                wall_ns: 0,
+                started_ms,
+                env_changes: Vec::new(),
+                stdout: String::new(),
+                stderr: String::new(),
+                process: Default::default(),
+            }
+        };
+        match spawn(&self.request) {
+            Ok(result) => {
+                let wall_ns = result.process.wall.as_nanos() as u64;
+                let facts = result.process.facts();
+                let mut records: Vec<RunRecord> = result
+                    .results
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, r)| RunRecord {
+                        metrics: r.metrics,
+                        env_changes: r.env_changes,
+                        wall_ns,
+                        process: facts.clone(),
+                        stdout: result.process.stdout.clone(),
+                        stderr: result.process.stderr.clone(),
+                        ..base(i, &r.name, r.outcome)
+                    })
+                    .collect();
+                // A target that returned fewer results than names: the rest never ran.
+                for s in &self.job.scenarios {
+                    if !records.iter().any(|r| r.scenario == s.name) {
+                        records.push(base(records.len(), &s.name, Outcome::NotRun));
+                    }
+                }
+                records
+            }
+            Err(e) => self
+                .job
+                .scenarios
+                .iter()
+                .enumerate()
+                .map(|(i, s)| {
+                    let outcome = if i == 0 { Outcome::NoResult { exit_code: -1 } } else { Outcome::NotRun };
+                    RunRecord {
+                        stderr: format!("harness could not run the process: {e}"),
+                        ..base(i, &s.name, outcome)
+                    }
+                })
+                .collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::events::Recorder;
+    use crate::execute::{ProcessEnd, ProcessOutput, ScenarioResult};
+
+    fn job(names: &[(&str, ScenarioKind)]) -> ProcessJob {
+        ProcessJob {
+            scenarios: names
+                .iter()
+                .enumerate()
+                .map(|(i, (n, k))| JobScenario {
+                    name: (*n).to_owned(),
+                    kind: *k,
+                    repetition: i,
+                })
+                .collect(),
+            env: BTreeMap::from([("K".to_owned(), "v".to_owned())]),
+            timeout: None,
+        }
+    }
+
+    fn executor() -> Executor {
+        Executor::new(ExecConfig {
+            iterations: 3,
+            warmup: 1,
+            scratch: PathBuf::from("/nonexistent"),
+            seed: 7,
+        })
+    }
+
+    fn output() -> ProcessOutput {
+        ProcessOutput {
+            end: ProcessEnd::Exited(0),
+            wall: Duration::from_millis(2),
+            stdout: "out".into(),
+            stderr: String::new(),
+            usage: None,
+        }
+    }
+
+    #[test]
+    fn measurements_get_a_pad_and_checks_do_not() {
+        let mut ex = executor();
+        let m = ex.prepare(job(&[("a", ScenarioKind::Check), ("b", ScenarioKind::Measure)]));
+        let c = ex.prepare(job(&[("a", ScenarioKind::Check)]));
+        assert!(m.request.env.contains_key("HARNESS_ENV_PAD"));
+        assert!(!c.request.env.contains_key("HARNESS_ENV_PAD"));
+        assert_eq!((m.index, c.index), (0, 2));
+        assert_ne!(m.request.id, c.request.id);
+        // Pads vary between processes.
+        let lens: std::collections::BTreeSet<usize> = (0..8)
+            .map(|_| ex.prepare(job(&[("b", ScenarioKind::Measure)])).request.env["HARNESS_ENV_PAD"].len())
+            .collect();
+        assert!(lens.len() > 1, "{lens:?}");
+    }
+
+    #[test]
+    fn records_follow_the_run_order_and_missing_names_are_not_run() {
+        let mut ex = executor();
+        let mut rec = Recorder::default();
+        let records = ex
+            .run(job(&[("a", ScenarioKind::Check), ("b", ScenarioKind::Check), ("c", ScenarioKind::Check)]), &mut rec, |req| {
+                assert_eq!(req.names, ["a", "b", "c"]);
+                Ok(ProcessResult {
+                    results: vec![ScenarioResult::bare("b", Outcome::Passed), ScenarioResult::bare("a", Outcome::Passed)],
+                    process: output(),
+                })
+            })
+            .unwrap();
+        let names: Vec<(&str, usize, usize)> = records.iter().map(|r| (r.scenario.as_str(), r.run_index, r.repetition)).collect();
+        assert_eq!(names, [("b", 0, 1), ("a", 1, 0), ("c", 2, 2)]);
+        assert_eq!(records[2].outcome, Outcome::NotRun);
+        assert_eq!(records[0].stdout, "out");
+        assert_eq!(records[0].env["K"], "v");
+        assert_eq!(rec.seen, ["start a,b,c", "done 3"]);
+    }
+
+    #[test]
+    fn a_process_that_cannot_start_is_a_result() {
+        let mut ex = executor();
+        let mut rec = Recorder::default();
+        let records = ex
+            .run(job(&[("a", ScenarioKind::Check), ("b", ScenarioKind::Check)]), &mut rec, |_| {
+                Err(io::Error::other("gone"))
+            })
+            .unwrap();
+        assert_eq!(records[0].outcome, Outcome::NoResult { exit_code: -1 });
+        assert_eq!(records[1].outcome, Outcome::NotRun);
+        assert!(records[0].stderr.contains("gone"));
+    }
+}

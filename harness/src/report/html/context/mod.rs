@@ -1,0 +1,21 @@
+//! `ReportContext`: the plain data a report shows, built from the results files and kept apart
+//! from rendering so it can be tested without parsing HTML. One file per section of the page
+//! that needs more than its input (`section/` renders them).
+
+mod compare;
+mod detect;
+mod failures;
+mod overview;
+mod report;
+mod run;
+mod summary;
+#[cfg(test)]
+mod test_helpers;
+
+pub(crate) use compare::CompareContext;
+pub(crate) use detect::DetectContext;
+pub(crate) use failures::FailedRun;
+pub(crate) use overview::verdict_rank;
+pub(crate) use report::ReportContext;
+pub(crate) use run::RunContext;
+pub(crate) use summary::{MeasurementCard, SummaryRow};

@@ -1,0 +1,79 @@
+//! `ReportContext`: every section one report shows, read from whichever results files exist.
+
+use std::path::Path;
+
+use super::super::inputs::{CompareEntry, CompareRun, DetectEntry, DetectRun, read_json, read_text};
+use super::{CompareContext, DetectContext, RunContext};
+use crate::errors::Error;
+use crate::model::HostInfo;
+
+/// Everything one report shows; each section is present when its files were.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ReportContext {
+    pub run: Option<RunContext>,
+    pub detect: Option<DetectContext>,
+    pub compare: Option<CompareContext>,
+}
+
+impl ReportContext {
+    /// Reads whichever results files exist in `dir`. Errors name the malformed file and place.
+    pub(crate) fn load(dir: &Path) -> Result<Self, Error> {
+        let run = if dir.join("results.json").exists() {
+            Some(RunContext::build(crate::report::read_results(dir)?))
+        } else {
+            None
+        };
+        let detect = match read_json::<Vec<DetectEntry>>(&dir.join("detect.json"))? {
+            Some(entries) => {
+                let run = read_json::<DetectRun>(&dir.join("detect-run.json"))?.unwrap_or_default();
+                Some(DetectContext::build(run, entries))
+            }
+            None => None,
+        };
+        let compare = match read_json::<Vec<CompareEntry>>(&dir.join("compare.json"))? {
+            Some(entries) => Some(CompareContext {
+                run: read_json::<CompareRun>(&dir.join("compare-run.json"))?.unwrap_or_default(),
+                entries,
+                markdown: read_text(&dir.join("compare.md"))?,
+            }),
+            None => None,
+        };
+        if run.is_none() && detect.is_none() && compare.is_none() {
+            return Err(Error::NoResults { dir: dir.to_owned() });
+        }
+        Ok(ReportContext { run, detect, compare })
+    }
+
+    /// The host of whichever section has one.
+    pub(crate) fn host(&self) -> Option<&HostInfo> {
+        self.run
+            .as_ref()
+            .map(|r| &r.meta.host)
+            .or_else(|| self.detect.as_ref().and_then(|d| d.run.host.as_ref()))
+            .or_else(|| self.compare.as_ref().and_then(|c| c.run.host.as_ref()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn load_names_the_malformed_file_and_place() {
+        let dir = std::env::temp_dir().join(format!("harness-ctx-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("compare.json"), "[\n  {\"name\": \"x\",\n   \"metric\": 3\n").unwrap();
+        let err = ReportContext::load(&dir).unwrap_err().to_string();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(err.contains("compare.json") && err.contains("line 3"), "{err}");
+    }
+
+    #[test]
+    fn load_of_an_empty_dir_says_nothing_is_there() {
+        let dir = std::env::temp_dir().join(format!("harness-ctx-empty-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let err = ReportContext::load(&dir).unwrap_err();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(matches!(err, Error::NoResults { .. }), "{err}");
+    }
+}

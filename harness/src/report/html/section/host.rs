@@ -1,0 +1,35 @@
+//! The host: machine, OS, toolchain, git commit, load and GPUs of whichever section has them.
+
+use std::fmt::Write;
+
+use super::super::escape::escape as e;
+use crate::model::HostInfo;
+
+/// The `host` section.
+pub(crate) fn host(out: &mut String, h: &HostInfo) {
+    out.push_str("<section id=\"host\"><h2>Host</h2><dl class=\"facts\">");
+    let load = |l: Option<f64>| l.map_or("?".into(), |l| format!("{l:.2}"));
+    let rows = [
+        ("host", h.hostname.clone()),
+        ("cpu", format!("{} ({} logical cores)", h.cpu, h.logical_cores)),
+        ("os", format!("{} {} {}", h.os, h.kernel, h.arch)),
+        ("rustc", h.rustc.clone()),
+        ("git", h.git_commit.clone().unwrap_or_else(|| "unknown".into())),
+        (
+            "load (1 min)",
+            format!("{} at start, {} at end", load(h.load_start), load(h.load_end)),
+        ),
+        (
+            "gpu",
+            if h.gpus.is_empty() {
+                "none".into()
+            } else {
+                format!("{} (driver {})", h.gpus.join(", "), h.gpu_driver.as_deref().unwrap_or("?"))
+            },
+        ),
+    ];
+    for (k, v) in rows {
+        let _ = write!(out, "<dt>{k}</dt><dd>{}</dd>", e(&v));
+    }
+    out.push_str("</dl></section>");
+}

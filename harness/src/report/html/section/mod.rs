@@ -1,0 +1,19 @@
+//! The report's sections, one file each, in page order: each renders one part of a
+//! `ReportContext` into HTML. Every string from a scenario or a results file passes through
+//! `escape`; nothing here reads files or computes statistics.
+
+mod compare;
+mod detect;
+mod failures;
+mod host;
+mod measurements;
+mod overview;
+mod summary;
+
+pub(crate) use compare::compare;
+pub(crate) use detect::detect;
+pub(crate) use failures::failures;
+pub(crate) use host::host;
+pub(crate) use measurements::measurements;
+pub(crate) use overview::overview;
+pub(crate) use summary::summary;
