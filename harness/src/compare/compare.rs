@@ -261,7 +261,7 @@ pub fn run_compare(opts: &CompareOptions) -> Result<u8, Error> {
         eprintln!("warning: {w}");
         warnings.insert(0, w);
     }
-    host.load_end = crate::host::load_average();
+    crate::host::finish(&mut host);
     let interleaved = design == "interleaved";
     let env_list = |m: &BTreeMap<String, String>| m.iter().map(|(k, v)| format!("{k}={v}")).collect();
     let run = CompareRun {

@@ -63,7 +63,7 @@ pub fn run_detect(
         merge(&mut entries, &mut run, r, binary, label.map(|l| l.0));
     }
     unlabel_unique(&mut entries);
-    run.host.load_end = crate::host::load_average();
+    crate::host::finish(&mut run.host);
     run.finished_at = clock::rfc3339(SystemTime::now());
     for e in &entries {
         events.on_event(&RunEvent::Finding(Finding::Detect(e)))?;

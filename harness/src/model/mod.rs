@@ -16,7 +16,7 @@ pub use compare::{CalibrationEntry, CompareEntry, CompareRun, CompareVerdict, Si
 pub use detect::{
     DETECT_FORMAT_VERSION, DetectEntry, DetectRun, Evidence, EvidenceKind, FailureRate, OrderVerdict, RunCounts, ScheduleRecord, ValueShift,
 };
-pub use host::HostInfo;
+pub use host::{GpuState, HostInfo};
 pub use listed::Listed;
 pub use metric::{Better, MetricSample, Unit};
 pub use outcome::{Outcome, OutcomeCounts, Status};
