@@ -52,6 +52,10 @@ pub struct CompareArgs {
     /// Exit with status 1 when any scenario regressed (for CI gating).
     #[arg(long)]
     pub fail_on_regression: bool,
+    /// Also judge each process's resources: peak_rss_bytes, cpu_user_ns, cpu_system_ns (lower is
+    /// better). Off by default: they add rows to the multiple-testing correction.
+    #[arg(long)]
+    pub resources: bool,
     /// List under "what this cannot catch" the rows whose minimal detectable effect exceeds this percentage.
     #[arg(long, value_name = "PCT", default_value = "5")]
     pub mde_report: String,
@@ -166,6 +170,7 @@ pub(crate) fn compare_options(a: &CompareArgs, own_suite: bool) -> Result<Compar
         calibration: a.calibration.clone(),
         floor,
         fail_on_regression: a.fail_on_regression,
+        resources: a.resources,
         mde_report: parse_pct("--mde-report", &a.mde_report)?,
         baseline_env: parse_env("--baseline-env", &a.baseline_env)?,
         candidate_env: parse_env("--candidate-env", &a.candidate_env)?,

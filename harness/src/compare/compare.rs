@@ -55,6 +55,8 @@ pub struct CompareOptions {
     pub floor: f64,
     /// `--fail-on-regression`.
     pub fail_on_regression: bool,
+    /// Also judge peak RSS and CPU times of each process (`--resources`).
+    pub resources: bool,
     /// `--mde-report`, as a fraction.
     pub mde_report: f64,
     /// `--baseline-env`.
@@ -222,7 +224,7 @@ pub fn run_compare(opts: &CompareOptions) -> Result<u8, Error> {
             );
             let runs = interleaved_runs(&a, &b, &selected, &opts.settings, opts.settings.seed, &scratch, "compare")?;
             let _ = std::fs::remove_dir_all(&scratch);
-            let inputs = from_pairs(&runs);
+            let inputs = from_pairs(&runs, opts.resources);
             let (ra, rb): (Vec<RunRecord>, Vec<RunRecord>) = runs.into_values().fold((Vec::new(), Vec::new()), |(mut x, mut y), s| {
                 x.extend(s.baseline);
                 y.extend(s.candidate);
@@ -234,7 +236,7 @@ pub fn run_compare(opts: &CompareOptions) -> Result<u8, Error> {
         }
         (Input::Results(da), Input::Results(db)) => {
             let (a, b) = (crate::report::read_results(&da)?, crate::report::read_results(&db)?);
-            let (inputs, warnings) = from_results(&a, &b, |n| opts.settings.selection.matches_name(n));
+            let (inputs, warnings) = from_results(&a, &b, opts.resources, |n| opts.settings.selection.matches_name(n));
             if inputs.is_empty() {
                 return Err(Error::NothingMatched {
                     filters: opts.settings.selection.filters.clone(),
@@ -322,7 +324,7 @@ pub fn run_calibrate(opts: &CalibrateOptions) -> Result<u8, Error> {
         let seed = opts.settings.seed.wrapping_add(s as u64);
         let label = format!("calibrate session {}/{}", s + 1, opts.sessions);
         let runs = interleaved_runs(&side, &side, &selected, &opts.settings, seed, &scratch, &label)?;
-        sessions.push(from_pairs(&runs));
+        sessions.push(from_pairs(&runs, false));
     }
     let _ = std::fs::remove_dir_all(&scratch);
     let entries = calibrate(&sessions, opts.floor);
