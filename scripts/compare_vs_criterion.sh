@@ -22,7 +22,7 @@ SUMMARY="$OUT/summary.txt"
 : > "$SUMMARY"
 say() { echo "$*" | tee -a "$SUMMARY"; }
 
-cargo build --release -p harness --bins
+cargo build --release -p harness --features test-support --bins
 H="$T/release/harness"
 cp "$T/release/fixture_compare" "$OUT/base"
 cp "$T/release/fixture_compare" "$OUT/cand"

@@ -3,7 +3,7 @@
 # tests, same run, release builds. Prints per-test milliseconds with 95% intervals.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release -q -p harness --bins --example overhead
+cargo build --release -q -p harness --features test-support --bins --example overhead
 cargo test --release -q -p harness --test noop_libtest --no-run 2>/dev/null
 libtest=$(ls -t target/release/deps/noop_libtest-* | grep -v '\.d$' | head -1)
 nextest=""

@@ -7,8 +7,8 @@
 //!   after the freeze ([`config::find_changed`] is the pure comparison); release builds skip the check.
 //!   Phases that need a different config must therefore run in processes of their own.
 //! - [`cpu`] module: `add`, `matmul`, `gather` and `reduce_mean_rows` over `f32`, `half::f16` and `half::bf16`
-//!   ([`cpu::Element`]), each with an explicit `threads` argument, an `_into` form writing a caller's
-//!   buffer and an `_auto` form using `ENGINE_THREADS`; FLOP and byte counters (`matmul_flops`, ...);
+//!   ([`cpu::Element`]), each with an explicit `threads` argument and an `_into` form writing a caller's
+//!   buffer; [`cpu::configured_threads`] is `ENGINE_THREADS`; byte and FLOP counters (`matmul_flops`, ...);
 //!   machine ceilings in [`cpu::peak`] (FMA GFLOP/s, triad GB/s). The matmul plan cache in [`cpu::plan`]
 //!   is process-wide state warmed by earlier matmuls: [`cpu::cached_plan`] finds only shapes an earlier
 //!   call in the same process planned, and [`cpu::plan_cache_len`] only grows. Results that read it

@@ -53,6 +53,16 @@ pub enum Error {
         /// What it said.
         detail: String,
     },
+    /// Two registered scenarios have the same name.
+    #[error("two scenarios are named {name:?}: one built at {first}, one at {second} (names must be unique)")]
+    DuplicateScenario {
+        /// The shared name.
+        name: String,
+        /// Where the first was built (`file:line`).
+        first: String,
+        /// Where the second was built.
+        second: String,
+    },
     /// Filters matched nothing.
     #[error("no scenario matches the filters {filters:?} (use --list to see names)")]
     NothingMatched {

@@ -18,6 +18,7 @@ pub mod model;
 pub mod detect;
 pub mod plan;
 pub mod report;
+mod reproduce;
 pub mod run;
 pub mod stats;
 pub mod suite;
@@ -32,7 +33,14 @@ use std::process::ExitCode;
 /// In a child started by the harness it runs the requested scenarios and exits; otherwise it is
 /// the command line (`run`, `--list`, ...).
 pub fn main() -> ExitCode {
-    let variants: Vec<suite::Variant> = suite::registered().iter().flat_map(Scenario::variants).collect();
+    let scenarios = match suite::registered() {
+        Ok(scenarios) => scenarios,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(cli::ExitCodes::for_error(&e));
+        }
+    };
+    let variants: Vec<suite::Variant> = scenarios.iter().flat_map(Scenario::variants).collect();
     let mut args = std::env::args();
     match args.nth(1).as_deref() {
         Some(execute::protocol::CHILD_ARG) => {

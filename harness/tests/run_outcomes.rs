@@ -340,3 +340,55 @@ fn runs_an_ordinary_libtest_binary_one_process_per_test() {
         }
     }
 }
+
+/// The fixture as cargo-nextest runs it (nextest sets `NEXTEST=1`): libtest's CLI and output.
+fn as_nextest(args: &[&str]) -> (Option<i32>, String) {
+    let out = Command::new(FIXTURE).args(args).env("NEXTEST", "1").output().unwrap();
+    (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+#[test]
+fn under_nextest_iterations_and_warmup_are_honoured_and_default_to_one_call() {
+    let calls = |extra: &[&str]| {
+        let args = [&["--exact", "calls/counted"], extra].concat();
+        let (code, stdout) = as_nextest(&args);
+        assert_eq!(code, Some(0), "{stdout}");
+        assert!(stdout.contains("test calls/counted ... ") && stdout.contains("1 passed; 0 failed"), "{stdout}");
+        stdout.lines().find_map(|l| l.strip_prefix("calls: ")).map(|v| v.trim_end_matches(" count").to_owned()).expect("a calls line")
+    };
+    assert_eq!(calls(&[]), "1", "a smoke test: 1 iteration, no warm-up");
+    assert_eq!(calls(&["--iterations", "3", "--warmup", "0"]), "3");
+    assert_eq!(calls(&["--iterations", "4", "--warmup", "2"]), "6");
+}
+
+#[test]
+fn under_nextest_every_filter_selects_like_libtest() {
+    let passed = |args: &[&str]| {
+        let (code, stdout) = as_nextest(args);
+        assert_eq!(code, Some(0), "{args:?}: {stdout}");
+        // nextest captures per test, so a child's output may follow `test NAME ... ` directly.
+        let ran: Vec<String> = stdout
+            .lines()
+            .filter(|l| !l.ends_with("... ignored"))
+            .filter_map(|l| Some(l.strip_prefix("test ")?.split_once(" ... ")?.0.to_owned()))
+            .collect();
+        assert!(stdout.contains(&format!("test result: ok. {} passed; 0 failed", ran.len())), "{stdout}");
+        ran
+    };
+    assert_eq!(passed(&["--exact", "order/s1", "order/s2"]), ["order/s1", "order/s2"], "several filters, any selects");
+    assert_eq!(passed(&["--exact", "order/s"]), Vec::<String>::new(), "--exact: whole names only");
+    assert_eq!(passed(&["order/", "--skip", "order/s1", "--skip", "order/s4"]).len(), 4);
+    assert_eq!(passed(&["calls/", "--ignored"]), ["calls/ignored"]);
+    let mut both = passed(&["calls/", "--include-ignored"]);
+    both.sort();
+    assert_eq!(both, ["calls/counted", "calls/ignored"]);
+    let (_, stdout) = as_nextest(&["calls/"]);
+    assert!(stdout.contains("test calls/ignored ... ignored"), "{stdout}");
+}
+
+#[test]
+fn under_nextest_a_failure_exits_like_libtest() {
+    let (code, stdout) = as_nextest(&["--exact", "outcomes/returns_err"]);
+    assert_eq!(code, Some(101), "{stdout}");
+    assert!(stdout.contains("test outcomes/returns_err ... FAILED") && stdout.contains("planted error"), "{stdout}");
+}

@@ -1,7 +1,7 @@
 //! Elementwise [`add`]: `out[i] = a[i] + b[i]`, memory-bound, split across threads in cache-line-aligned chunks.
 
 use super::dtype::Element;
-use super::threads::{check_threads, configured_threads, for_chunks, split};
+use super::threads::{check_threads, for_chunks, split};
 use crate::errors::KernelError;
 
 /// Below this many elements per thread a spawn costs more than the adds it saves. Measured by the
@@ -11,11 +11,6 @@ use crate::errors::KernelError;
 const MIN_PER_THREAD: usize = 1 << 18;
 /// f16/bf16 are widened in blocks this long, on the stack.
 const BLOCK: usize = 512;
-
-/// FLOPs of an add of `len` elements (one per element).
-pub fn add_flops(len: usize) -> u64 {
-    len as u64
-}
 
 /// Bytes moved by an add of `len` elements of `T`: two reads and one write each.
 pub fn add_bytes<T: Element>(len: usize) -> u64 {
@@ -46,11 +41,6 @@ pub fn add<T: Element>(a: &[T], b: &[T], threads: usize) -> Result<Vec<T>, Kerne
     let mut out = vec![T::default(); a.len()];
     add_into(a, b, &mut out, threads)?;
     Ok(out)
-}
-
-/// [`add`] on the configured thread count (`ENGINE_THREADS`).
-pub fn add_auto<T: Element>(a: &[T], b: &[T]) -> Result<Vec<T>, KernelError> {
-    add(a, b, configured_threads())
 }
 
 fn add_serial<T: Element>(a: &[T], b: &[T], out: &mut [T]) {
@@ -128,13 +118,6 @@ mod tests {
         check::<f32>(1e-6);
         check::<f16>(1e-3);
         check::<bf16>(8e-3);
-    }
-
-    #[test]
-    fn auto_wrapper_uses_the_configured_threads_and_agrees() {
-        let (a, b) = (random_vec::<f32>(100_000, 3), random_vec::<f32>(100_000, 4));
-        assert!(crate::cpu::configured_threads() >= 1);
-        assert_eq!(add_auto(&a, &b).unwrap(), add(&a, &b, 1).unwrap());
     }
 
     #[test]

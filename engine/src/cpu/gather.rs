@@ -1,7 +1,7 @@
 //! [`gather`]: rows of a `rows x cols` table picked by index (an embedding lookup), split across threads.
 
 use super::dtype::Element;
-use super::threads::{check_threads, configured_threads, for_chunks, split};
+use super::threads::{check_threads, for_chunks, split};
 use crate::errors::KernelError;
 
 /// Below this many output bytes per thread a spawn costs more than the copies it saves.
@@ -62,11 +62,6 @@ pub fn gather<T: Element>(table: &[T], cols: usize, indices: &[u32], threads: us
     let mut out = vec![T::default(); indices.len() * cols];
     gather_into(table, cols, indices, &mut out, threads)?;
     Ok(out)
-}
-
-/// [`gather`] on the configured thread count (`ENGINE_THREADS`).
-pub fn gather_auto<T: Element>(table: &[T], cols: usize, indices: &[u32]) -> Result<Vec<T>, KernelError> {
-    gather(table, cols, indices, configured_threads())
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ use std::ops::Range;
 use super::add::as_f32;
 use super::dtype::Element;
 use super::plan::{Plan, Split, plan_for};
-use super::threads::{check_threads, configured_threads, split};
+use super::threads::{check_threads, split};
 use crate::errors::KernelError;
 
 /// FLOPs of an `m x k x n` matmul: one multiply and one add per `(i, j, l)`.
@@ -72,11 +72,6 @@ pub fn matmul<T: Element>(a: &[T], b: &[T], shape: (usize, usize, usize), thread
     let mut c = vec![T::default(); shape.0 * shape.2];
     matmul_into(a, b, &mut c, shape, threads)?;
     Ok(c)
-}
-
-/// [`matmul`] on the configured thread count (`ENGINE_THREADS`).
-pub fn matmul_auto<T: Element>(a: &[T], b: &[T], shape: (usize, usize, usize)) -> Result<Vec<T>, KernelError> {
-    matmul(a, b, shape, configured_threads())
 }
 
 /// C's base pointer, shared by threads that each write a disjoint block.

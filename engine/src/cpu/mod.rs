@@ -2,9 +2,10 @@
 //! plus the machine ceilings in [`peak`] and the process-wide matmul [`plan`] cache.
 //!
 //! Every kernel takes its thread count explicitly (`threads`, at least 1) and has an `_into` form that
-//! writes a caller-owned buffer (no allocation in the measured path) and an `_auto` form that uses
-//! `ENGINE_THREADS` from the frozen [`crate::config::RuntimeConfig`]. FLOP and byte counters sit next to
-//! each kernel (`matmul_flops`, `add_bytes`, ...) so scenarios can turn times into throughput.
+//! writes a caller-owned buffer (no allocation in the measured path); [`configured_threads`] is
+//! `ENGINE_THREADS` from the frozen [`crate::config::RuntimeConfig`]. Byte counters (and FLOPs for
+//! matmul) sit next to each kernel (`matmul_flops`, `add_bytes`, ...) so scenarios can turn times into
+//! throughput.
 
 mod add;
 mod dtype;
@@ -17,10 +18,10 @@ mod reduce;
 mod test_helpers;
 mod threads;
 
-pub use add::{add, add_auto, add_bytes, add_flops, add_into};
+pub use add::{add, add_bytes, add_into};
 pub use dtype::Element;
-pub use gather::{gather, gather_auto, gather_bytes, gather_into};
-pub use matmul::{matmul, matmul_auto, matmul_bytes, matmul_flops, matmul_into};
+pub use gather::{gather, gather_bytes, gather_into};
+pub use matmul::{matmul, matmul_bytes, matmul_flops, matmul_into};
 pub use plan::{Plan, Split, cached_plan, plan_cache_len};
-pub use reduce::{reduce_bytes, reduce_flops, reduce_mean_rows, reduce_mean_rows_auto, reduce_mean_rows_into};
+pub use reduce::{reduce_bytes, reduce_mean_rows, reduce_mean_rows_into};
 pub use threads::configured_threads;

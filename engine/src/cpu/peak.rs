@@ -189,17 +189,6 @@ pub fn measure_fma_peak(isa: FmaIsa, threads: usize, iters: u64) -> Throughput {
     }
 }
 
-/// The f32 FMA peak in GFLOP/s on `threads` threads: AVX2+FMA where the CPU has it (else the portable
-/// loop), [`DEFAULT_FMA_ITERS`] rounds per thread, one run (repeat and take the best for a ceiling).
-pub fn fma_peak_gflops(threads: usize) -> f64 {
-    measure_fma_peak(FmaIsa::best_avx2_or_portable(), threads, DEFAULT_FMA_ITERS).giga_per_s()
-}
-
-/// Triad memory bandwidth in GB/s on `threads` threads over [`DEFAULT_TRIAD_LEN`] elements, best of 3.
-pub fn triad_bandwidth_gbps(threads: usize) -> f64 {
-    measure_triad_bandwidth(threads, DEFAULT_TRIAD_LEN, 3).giga_per_s()
-}
-
 /// Bytes STREAM counts for one triad over `len` elements: read `b` and `c`, write `a`.
 pub fn triad_bytes(len: usize) -> u64 {
     3 * 4 * len as u64

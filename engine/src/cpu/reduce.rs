@@ -5,7 +5,7 @@
 //! `sum |x|` however long the row is (vocabulary-sized rows included).
 
 use super::dtype::Element;
-use super::threads::{check_threads, configured_threads, for_chunks, split};
+use super::threads::{check_threads, for_chunks, split};
 use crate::errors::KernelError;
 
 const BLOCK: usize = 512;
@@ -13,11 +13,6 @@ const LANES: usize = 16;
 /// Below this many input elements per thread a spawn costs more than the adds it saves (see the
 /// same constant in `add.rs` for the measurement).
 const MIN_PER_THREAD: usize = 1 << 18;
-
-/// FLOPs of a mean over `len` elements (one add each; the divisions are negligible).
-pub fn reduce_flops(len: usize) -> u64 {
-    len as u64
-}
 
 /// Bytes read by a mean over `len` elements of `T` (the output is negligible).
 pub fn reduce_bytes<T: Element>(len: usize) -> u64 {
@@ -54,11 +49,6 @@ pub fn reduce_mean_rows<T: Element>(x: &[T], cols: usize, threads: usize) -> Res
     let mut out = vec![T::default(); x.len().checked_div(cols).unwrap_or(0)];
     reduce_mean_rows_into(x, cols, &mut out, threads)?;
     Ok(out)
-}
-
-/// [`reduce_mean_rows`] on the configured thread count (`ENGINE_THREADS`).
-pub fn reduce_mean_rows_auto<T: Element>(x: &[T], cols: usize) -> Result<Vec<T>, KernelError> {
-    reduce_mean_rows(x, cols, configured_threads())
 }
 
 fn row_sum<T: Element>(row: &[T]) -> f64 {

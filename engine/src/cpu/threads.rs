@@ -4,7 +4,8 @@ use std::ops::Range;
 
 use crate::errors::KernelError;
 
-/// Threads from the frozen runtime config (`ENGINE_THREADS`), for the `*_auto` kernel wrappers.
+/// Threads from the frozen runtime config (`ENGINE_THREADS`): what a caller passes as `threads` to
+/// run on the configured count.
 pub fn configured_threads() -> usize {
     crate::config::runtime_config().threads
 }

@@ -137,19 +137,9 @@ impl DeviceKvCache {
         })
     }
 
-    /// The page arithmetic.
-    pub fn geometry(&self) -> &KvGeometry {
-        &self.geometry
-    }
-
     /// The base device address: the same for the cache's whole life.
     pub fn base_ptr(&self) -> sys::CUdeviceptr {
         self.base
-    }
-
-    /// Device address of token `t`'s row.
-    pub fn token_ptr(&self, token: usize) -> sys::CUdeviceptr {
-        self.base + self.geometry.offset(token) as u64
     }
 
     /// Pages mapped so far.

@@ -1,5 +1,6 @@
 //! Fixture suite with known behaviour, for the harness's own tests: every way a child can end,
-//! env-matrix variants, an order log, and a two-level process.
+//! env-matrix variants, an order log, a two-level process, and a measurement that counts its
+//! routine's calls.
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -111,6 +112,19 @@ harness::scenario!(Scenario::measure("adaptive/noisy", |b| b.record(
     Unit::Nanoseconds,
     100.0 * (0.5 + per_process_uniform())
 )));
+
+// For the libtest mode: the routine's calls, so a test can count warm-up and measured
+// iterations. Each call busy-waits 50 us, above the 20 us below which calls are batched.
+harness::scenario!(Scenario::measure("calls/counted", |b| {
+    let mut calls = 0u32;
+    b.iter(|| {
+        calls += 1;
+        let t = std::time::Instant::now();
+        while t.elapsed() < Duration::from_micros(50) {}
+    });
+    b.record("calls", Unit::Count, f64::from(calls));
+}));
+harness::scenario!(Scenario::check("calls/ignored", || ()).ignore("runs only with --ignored or --include-ignored"));
 
 fn main() -> ExitCode {
     harness::main()

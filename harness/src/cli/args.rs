@@ -2,8 +2,12 @@
 //! cargo-nextest and habits from `cargo test` work unchanged.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::{Parser, Subcommand, ValueEnum};
+
+use super::options::{RUN, SMOKE};
+use super::values::{count, positive_fraction, secs, seed};
 
 /// A scenario harness: each scenario in fresh processes, in a seeded shuffled order, with a
 /// confidence interval on every measurement.
@@ -77,8 +81,31 @@ pub enum Format {
     Json,
 }
 
+/// Measurement options shared by `run`, `detect` and `compare`. Each command has its own
+/// defaults ([`MeasureDefaults`](super::options::MeasureDefaults), stated in its help), applied
+/// in `options.rs`; `None` here means "not given".
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct MeasureArgs {
+    /// Measured in-process iterations per measurement process.
+    #[arg(long, value_name = "M", value_parser = count::<1>)]
+    pub iterations: Option<usize>,
+    /// Discarded warm-up iterations per measurement process (0: none, and each sample is one call).
+    #[arg(long, value_name = "W", value_parser = count::<0>)]
+    pub warmup: Option<usize>,
+    /// Seed of the shuffled order (printed and stored) [default: fresh].
+    #[arg(long, value_name = "S", value_parser = seed)]
+    pub seed: Option<u64>,
+    /// Per-process timeout in seconds (a scenario's own timeout wins).
+    #[arg(long, value_name = "SECS", value_parser = secs)]
+    pub timeout: Option<Duration>,
+    /// Output directory [default: reports/<timestamp>/, with reports/latest pointing at it].
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+}
+
 /// Options of `run`.
 #[derive(Debug, Clone, clap::Args)]
+#[command(mut_args(|a| RUN.state_in_help(a, Some(&SMOKE))))]
 pub struct RunArgs {
     /// Name filters, libtest-style.
     #[command(flatten)]
@@ -95,9 +122,14 @@ pub struct RunArgs {
     /// Listing format (libtest's).
     #[arg(long, value_enum, default_value = "pretty")]
     pub format: Format,
-    /// Parallel processes for checks (default: logical cores).
-    #[arg(long, value_name = "N")]
-    pub test_threads: Option<String>,
+    /// Run the measurements only (what `cargo bench` asks for: it passes this flag). Without
+    /// it, a suite that cargo runs as a test or bench target (`cargo test --benches`) runs each
+    /// scenario once as a smoke test, with libtest's output.
+    #[arg(long)]
+    pub bench: bool,
+    /// Parallel processes for checks [default: logical cores].
+    #[arg(long, value_name = "N", value_parser = count::<1>)]
+    pub test_threads: Option<usize>,
     /// Accepted for libtest compatibility: output is always captured per process and kept.
     #[arg(long)]
     pub nocapture: bool,
@@ -111,31 +143,19 @@ pub struct RunArgs {
     #[arg(long, value_name = "WHEN")]
     pub color: Option<String>,
 
-    /// Isolated processes per scenario (default: 1 per check, 5 per measurement).
-    #[arg(long, value_name = "N")]
-    pub repeat: Option<String>,
-    /// Measured in-process iterations per measurement process.
-    #[arg(long, value_name = "M", default_value = "20")]
-    pub iterations: String,
-    /// Discarded warm-up iterations per measurement process.
-    #[arg(long, value_name = "W", default_value = "3")]
-    pub warmup: String,
-    /// Seed of the shuffled order (printed and stored; default: fresh).
-    #[arg(long, value_name = "S")]
-    pub seed: Option<String>,
-    /// Output directory (default: reports/<timestamp>/, with reports/latest pointing at it).
-    #[arg(long, value_name = "DIR")]
-    pub out: Option<PathBuf>,
-    /// Per-process timeout in seconds (a scenario's own timeout wins).
-    #[arg(long, value_name = "SECS", default_value = "300")]
-    pub timeout: String,
+    /// Isolated processes per scenario [default: 1 per check, 5 per measurement].
+    #[arg(long, value_name = "N", value_parser = count::<1>)]
+    pub repeat: Option<usize>,
+    /// Iterations, warm-up, seed, timeout, output directory.
+    #[command(flatten)]
+    pub measure: MeasureArgs,
     /// Keep adding isolated runs of each measurement until its 95% interval's half-width is
     /// within this percentage of its centre (or --max-repeat is reached).
-    #[arg(long, value_name = "PCT")]
-    pub target_ci: Option<String>,
+    #[arg(long, value_name = "PCT", value_parser = positive_fraction)]
+    pub target_ci: Option<f64>,
     /// Cap on processes per measurement under --target-ci.
-    #[arg(long, value_name = "N", default_value = "30")]
-    pub max_repeat: String,
+    #[arg(long, value_name = "N", value_parser = count::<2>, default_value = "30")]
+    pub max_repeat: usize,
     /// Let measurements run beside other processes (default: alone).
     #[arg(long)]
     pub parallel_measurements: bool,

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use super::detect_args::DetectArgs;
 use super::exit_code::ExitCodes;
-use super::options::{existing, parse_count, parse_secs, parse_seed};
+use super::options::{DETECT, existing};
 use crate::errors::Error;
 use crate::events::Reporters;
 use crate::execute::{LibtestBinary, SuiteBinary};
@@ -25,13 +25,13 @@ struct DetectOptions {
 }
 
 fn options(a: &DetectArgs, own: Vec<Listed>, given: Option<Vec<Box<dyn OrderTarget>>>) -> Result<DetectOptions, Error> {
-    let seed = parse_seed("--seed", a.seed.as_deref())?;
-    let mut config = DetectConfig::new(seed, PathBuf::new());
-    config.shuffles = parse_count("--shuffles", &a.shuffles, 0)?;
-    config.isolated = parse_count("--isolated", &a.isolated, 1)?;
-    config.iterations = parse_count("--iterations", &a.iterations, 1)?;
-    config.warmup = parse_count("--warmup", &a.warmup, 0)?;
-    config.timeout = Some(parse_secs("--timeout", &a.timeout)?);
+    let m = a.measure.resolve(&DETECT);
+    let mut config = DetectConfig::new(m.seed, PathBuf::new());
+    config.shuffles = a.shuffles;
+    config.isolated = a.isolated;
+    config.iterations = m.iterations;
+    config.warmup = m.warmup;
+    config.timeout = Some(m.timeout);
     let targets: Vec<Box<dyn OrderTarget>> = if let Some(given) = given {
         given
     } else if !a.test_bin.is_empty() {
@@ -51,7 +51,7 @@ fn options(a: &DetectArgs, own: Vec<Listed>, given: Option<Vec<Box<dyn OrderTarg
             ..a.names.selection()
         },
         config,
-        out: a.out.clone(),
+        out: m.out,
         no_fail: a.no_fail,
     })
 }
@@ -69,13 +69,13 @@ pub(crate) fn run_on(a: &DetectArgs, own: Vec<Listed>, given: Option<Vec<Box<dyn
     config.scratch = out.scratch()?;
     let mut jsonl = JsonlWriter::new(out.file("results.jsonl"));
     let mut files = DetectFiles::new(out.path().to_owned());
-    let mut progress = ProgressReporter::default();
+    let mut progress = ProgressReporter::default().without_failure_lines();
     let mut summary = DetectSummary::new(std::io::stdout());
     let mut html = HtmlReporter::new(out.path().to_owned(), std::io::stdout());
     let mut junit = JunitWriter::new(out.file("junit.xml"));
     let mut reporters = Reporters::new();
     reporters.push(&mut jsonl).push(&mut files).push(&mut progress).push(&mut summary).push(&mut junit).push(&mut html);
-    let command = reproduce_command(config.seed);
+    let command = crate::reproduce::this_command(config.seed);
     let found = run_detect(&opts.targets, &opts.selection, &config, command, &mut reporters)?;
     let _ = std::fs::remove_dir_all(&config.scratch);
     println!("detect: {}", out.path().display());
@@ -84,15 +84,4 @@ pub(crate) fn run_on(a: &DetectArgs, own: Vec<Listed>, given: Option<Vec<Box<dyn
     } else {
         ExitCodes::OK
     })
-}
-
-fn reproduce_command(seed: u64) -> Vec<String> {
-    let mut args: Vec<String> = std::env::args().collect();
-    if let Some(i) = args.iter().position(|a| a == "--seed") {
-        args.drain(i..(i + 2).min(args.len()));
-    }
-    args.retain(|a| !a.starts_with("--seed="));
-    args.push("--seed".into());
-    args.push(seed.to_string());
-    args
 }

@@ -2,8 +2,14 @@
 
 use std::path::PathBuf;
 
+use super::options::DETECT;
+use super::values::count;
+
 /// Options of `detect`: order-dependence and flakiness detection with culprit localization.
 #[derive(Debug, Clone, clap::Args)]
+#[command(mut_arg("timeout", |a| a.help("Bound on every process, in seconds (a shared process runs many scenarios under it)")))]
+#[command(mut_arg("seed", |a| a.help("Seed of the shuffles (printed and stored) [default: fresh]")))]
+#[command(mut_args(|a| DETECT.state_in_help(a, None)))]
 pub struct DetectArgs {
     /// Name filters, libtest-style.
     #[command(flatten)]
@@ -18,28 +24,16 @@ pub struct DetectArgs {
     /// Another harness suite binary (default: this binary's own scenarios).
     #[arg(long, value_name = "PATH")]
     pub suite_bin: Option<PathBuf>,
-    /// Bound on every process, in seconds (a shared process runs many scenarios under it).
-    #[arg(long, value_name = "SECS", default_value = "60")]
-    pub timeout: String,
-    /// Output directory (default: reports/<timestamp>/, with reports/latest pointing at it).
-    #[arg(long, value_name = "DIR")]
-    pub out: Option<PathBuf>,
-    /// Seed of the shuffles (printed and stored; default: fresh).
-    #[arg(long, value_name = "S")]
-    pub seed: Option<String>,
+    /// Iterations, warm-up, seed, timeout, output directory.
+    #[command(flatten)]
+    pub measure: super::args::MeasureArgs,
     /// Seeded shuffles on top of the original order and its reverse (K). A cleaner between
     /// polluter and victim escapes K shuffles with probability (2/3)^K.
-    #[arg(long, value_name = "K", default_value = "6")]
-    pub shuffles: String,
+    #[arg(long, value_name = "K", value_parser = count::<0>, default_value = "6")]
+    pub shuffles: usize,
     /// Isolated runs of each scenario (R; measurements get at least 5).
-    #[arg(long, value_name = "R", default_value = "3")]
-    pub isolated: String,
-    /// Measured in-process iterations per measurement process.
-    #[arg(long, value_name = "M", default_value = "10")]
-    pub iterations: String,
-    /// Discarded warm-up iterations per measurement process.
-    #[arg(long, value_name = "W", default_value = "2")]
-    pub warmup: String,
+    #[arg(long, value_name = "R", value_parser = count::<1>, default_value = "3")]
+    pub isolated: usize,
     /// Exit 0 even when something other than `pass` was found.
     #[arg(long)]
     pub no_fail: bool,

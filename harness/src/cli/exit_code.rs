@@ -14,6 +14,8 @@ impl ExitCodes {
     pub const USAGE: u8 = 2;
     /// The harness itself could not do its work (I/O).
     pub const HARNESS: u8 = 3;
+    /// A scenario failed in a smoke test under `cargo test` or nextest: libtest's own status.
+    pub const LIBTEST_FAILED: u8 = 101;
 
     /// The status for an expected error.
     pub fn for_error(e: &Error) -> u8 {
@@ -21,6 +23,7 @@ impl ExitCodes {
             Error::InvalidFlag { .. } | Error::NothingMatched { .. } | Error::BadResultsFile { .. } => Self::USAGE,
             Error::NotASuite { .. } | Error::NotATestBinary { .. } | Error::NoResults { .. } => Self::USAGE,
             Error::Cargo { .. } => Self::USAGE,
+            Error::DuplicateScenario { .. } => Self::USAGE,
             // An output directory that cannot be created or written is an I/O failure, as the
             // README documents, even when the path was the user's choice.
             Error::OutDir { .. } | Error::Io { .. } => Self::HARNESS,

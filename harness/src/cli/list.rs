@@ -42,13 +42,14 @@ pub(crate) fn print_list(args: &RunArgs, listed: &[Listed]) -> Result<u8, Error>
 
 /// Print this binary's scenarios as JSON lines for [`SuiteBinary::list`](crate::execute::SuiteBinary).
 pub(crate) fn print_json_list(variants: &[Variant]) {
-    for l in listed(variants) {
+    for (l, v) in listed(variants).into_iter().zip(variants) {
         let line = ListLine {
             name: l.name,
             kind: l.kind,
             ignored: l.ignored,
             env: l.env,
             timeout_s: l.timeout.map(|t| t.as_secs_f64()),
+            source: Some(v.scenario.source.to_string()),
         };
         println!("{}", serde_json::to_string(&line).expect("list lines serialize"));
     }

@@ -1,7 +1,10 @@
-//! The command line: `args` (clap) parses, `options` validates, `exit_code` maps results and
-//! errors to exit statuses. Nothing below `cli/` sees clap types.
+//! The command line: `args` (clap, with the typed parsers of `values`) parses, `options`
+//! validates and applies each command's defaults, `exit_code` maps results and errors to exit
+//! statuses, `libtest_mode` answers test runners (nextest, `cargo test`). Nothing below `cli/`
+//! sees clap types.
 
 pub(crate) mod args;
+mod compare;
 mod compare_args;
 pub(crate) mod detect;
 pub(crate) mod detect_args;
@@ -9,6 +12,7 @@ mod exit_code;
 mod libtest_mode;
 mod list;
 mod options;
+mod values;
 
 pub use args::Args;
 pub use exit_code::ExitCodes;
@@ -22,7 +26,7 @@ use crate::errors::Error;
 use crate::events::Reporters;
 use crate::execute::{SuiteBinary, Target};
 use crate::model::Listed;
-use crate::report::{JsonWriter, JsonlWriter, OutDir, ProgressReporter, SummaryReporter, write_csv, write_html};
+use crate::report::{CsvWriter, HtmlReporter, JsonWriter, JsonlWriter, OutDir, ProgressReporter, SummaryReporter, write_html};
 use crate::suite::Variant;
 
 /// Run the CLI for a binary whose registered scenarios are `variants`.
@@ -35,7 +39,12 @@ pub fn run_from(argv: impl IntoIterator<Item = std::ffi::OsString>, variants: &[
     let args = match Args::try_parse_from(argv) {
         Ok(a) => a,
         Err(e) => {
-            let _ = e.print();
+            match values::invalid_value_message(&e) {
+                Some(message) => eprintln!("error: {message}"),
+                None => {
+                    let _ = e.print();
+                }
+            }
             return ExitCode::from(if e.use_stderr() { ExitCodes::USAGE } else { ExitCodes::OK });
         }
     };
@@ -49,13 +58,15 @@ pub fn run_from(argv: impl IntoIterator<Item = std::ffi::OsString>, variants: &[
 }
 
 fn dispatch(args: Args, variants: &[Variant]) -> Result<u8, Error> {
+    // Without a subcommand a test runner may be driving this binary (see `libtest_mode`).
+    let implicit = args.command.is_none();
     let run_args = match args.command {
         Some(args::Command::Run(r)) => r,
         Some(args::Command::Report(r)) => return report_command(&r),
         Some(args::Command::Detect(d)) => return detect::run(&d, list::listed(variants)),
-        Some(args::Command::Compare(c)) => return crate::compare::run_compare(&compare_args::compare_options(&c, !variants.is_empty())?),
+        Some(args::Command::Compare(c)) => return compare::compare(&compare_args::compare_options(&c, !variants.is_empty())?),
         Some(args::Command::Calibrate(c)) => {
-            return crate::compare::run_calibrate(&compare_args::calibrate_options(&c, !variants.is_empty())?);
+            return compare::calibrate(&compare_args::calibrate_options(&c, !variants.is_empty())?);
         }
         None => args.run,
     };
@@ -63,7 +74,7 @@ fn dispatch(args: Args, variants: &[Variant]) -> Result<u8, Error> {
     if run_args.list {
         return list::print_list(&run_args, &own);
     }
-    if libtest_mode::invoked_by_nextest() {
+    if implicit && !run_args.bench && (libtest_mode::invoked_by_nextest() || libtest_mode::invoked_by_cargo_test()) {
         return libtest_mode::run(&run_args, &own);
     }
     run_command(run_args, own, None)
@@ -79,7 +90,10 @@ pub(crate) fn run_command(run_args: args::RunArgs, own: Vec<Listed>, given: Opti
         (None, options::TargetChoice::Suite(p)) => Box::new(SuiteBinary::new(p)),
         (None, options::TargetChoice::Libtest(p)) => Box::new(crate::execute::LibtestBinary::new(p)),
     };
-    let listed = target.list()?;
+    let mut listed = target.list()?;
+    if opts.measures_only {
+        listed.retain(|l| l.kind == crate::model::ScenarioKind::Measure);
+    }
     let (selected, ignored) = opts.selection.apply(&listed);
     if selected.is_empty() {
         return Err(Error::NothingMatched {
@@ -91,18 +105,18 @@ pub(crate) fn run_command(run_args: args::RunArgs, own: Vec<Listed>, given: Opti
     config.scratch = out.scratch()?;
     let mut jsonl = JsonlWriter::new(out.file("results.jsonl"));
     let mut json = JsonWriter::new(out.file("results.json"));
+    let mut csv = CsvWriter::new(out.file("results.csv"));
     let mut progress = ProgressReporter::default();
     let mut summary = SummaryReporter::new(std::io::stdout());
+    let mut html = HtmlReporter::new(out.path().to_owned(), std::io::stdout());
     let mut junit = crate::report::JunitWriter::new(out.file("junit.xml"));
     let mut reporters = Reporters::new();
-    reporters.push(&mut jsonl).push(&mut json).push(&mut progress).push(&mut summary).push(&mut junit);
+    reporters.push(&mut jsonl).push(&mut json).push(&mut csv).push(&mut progress).push(&mut summary).push(&mut junit).push(&mut html);
     let results = crate::run::run(target.as_ref(), &selected, &config, &mut reporters)?;
-    write_csv(&out.file("results.csv"), &results)?;
     for l in &ignored {
         // Like libtest: say what was left out and why (run them with --ignored / --include-ignored).
         println!("ignored  {}  ({})", l.name, l.ignored.as_deref().unwrap_or(""));
     }
-    println!("report: {}", write_html(out.path())?.display());
     let _ = std::fs::remove_dir(&config.scratch);
     println!("results: {}", out.path().display());
     let failed = results.summaries.iter().any(|s| s.verdict.is_failure());

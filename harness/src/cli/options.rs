@@ -1,12 +1,91 @@
-//! Validation: raw [`RunArgs`] into typed [`RunOptions`], or an error naming the flag and value.
+//! Validation: raw [`RunArgs`] into typed [`RunOptions`], the shared measurement options into
+//! [`Measure`] under each command's [`MeasureDefaults`], or an error naming the flag and value.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::args::RunArgs;
+use super::args::{MeasureArgs, RunArgs};
 use crate::errors::Error;
 use crate::plan::{Selection, fresh_seed};
 use crate::run::RunConfig;
+
+/// One command's defaults for the shared measurement options.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct MeasureDefaults {
+    /// Who uses them, as the help text says it.
+    pub who: &'static str,
+    pub iterations: usize,
+    pub warmup: usize,
+    pub timeout_s: u64,
+}
+
+/// `run` and the default command.
+pub(crate) const RUN: MeasureDefaults = MeasureDefaults {
+    who: "",
+    iterations: 20,
+    warmup: 3,
+    timeout_s: 300,
+};
+/// `detect`: many processes per scenario, so fewer iterations and a tighter bound.
+pub(crate) const DETECT: MeasureDefaults = MeasureDefaults {
+    who: "",
+    iterations: 10,
+    warmup: 2,
+    timeout_s: 60,
+};
+/// `compare` and `calibrate`.
+pub(crate) const COMPARE: MeasureDefaults = RUN;
+/// A smoke test under `cargo test` or cargo-nextest: each scenario once, quickly.
+pub(crate) const SMOKE: MeasureDefaults = MeasureDefaults {
+    who: "under cargo test or nextest",
+    iterations: 1,
+    warmup: 0,
+    timeout_s: 300,
+};
+
+impl MeasureDefaults {
+    /// `a`'s help with these defaults (and `also`'s, where they differ) appended, so each
+    /// command's `--help` states its own.
+    pub(crate) fn state_in_help(&self, a: clap::Arg, also: Option<&MeasureDefaults>) -> clap::Arg {
+        let value = |d: &MeasureDefaults| match a.get_id().as_str() {
+            "iterations" => Some(d.iterations.to_string()),
+            "warmup" => Some(d.warmup.to_string()),
+            "timeout" => Some(d.timeout_s.to_string()),
+            _ => None,
+        };
+        let Some(mine) = value(self) else { return a };
+        let mut text = format!("[default: {mine}");
+        if let Some(other) = also.and_then(|o| value(o).filter(|v| *v != mine).map(|v| (o.who, v))) {
+            text.push_str(&format!("; {}: {}", other.0, other.1));
+        }
+        text.push(']');
+        let help = a.get_help().map(|h| format!("{h} {text}")).unwrap_or(text);
+        a.help(help)
+    }
+}
+
+/// The shared measurement options, with defaults applied.
+#[derive(Debug, Clone)]
+pub(crate) struct Measure {
+    pub iterations: usize,
+    pub warmup: usize,
+    pub seed: u64,
+    pub timeout: Duration,
+    pub out: Option<PathBuf>,
+}
+
+impl MeasureArgs {
+    /// These options under a command's defaults (a fresh seed when none was given).
+    pub(crate) fn resolve(&self, d: &MeasureDefaults) -> Measure {
+        Measure {
+            iterations: self.iterations.unwrap_or(d.iterations),
+            warmup: self.warmup.unwrap_or(d.warmup),
+            seed: self.seed.unwrap_or_else(fresh_seed),
+            timeout: self.timeout.unwrap_or(Duration::from_secs(d.timeout_s)),
+            out: self.out.clone(),
+        }
+    }
+}
 
 /// Which binary's scenarios to run.
 #[derive(Debug, Clone)]
@@ -21,11 +100,13 @@ pub(crate) enum TargetChoice {
 pub(crate) struct RunOptions {
     pub target: TargetChoice,
     pub selection: Selection,
+    /// `--bench`: measurements only.
+    pub measures_only: bool,
     pub config: RunConfig,
     pub out: Option<PathBuf>,
 }
 
-fn invalid(flag: &'static str, value: &str, reason: impl Into<String>) -> Error {
+pub(crate) fn invalid(flag: &'static str, value: &str, reason: impl Into<String>) -> Error {
     Error::InvalidFlag {
         flag,
         value: value.to_owned(),
@@ -33,69 +114,14 @@ fn invalid(flag: &'static str, value: &str, reason: impl Into<String>) -> Error 
     }
 }
 
-/// Parse a whole number of at least `min`.
-pub(crate) fn parse_count(flag: &'static str, value: &str, min: usize) -> Result<usize, Error> {
-    let n: usize = value.trim().parse().map_err(|_| invalid(flag, value, "expected a whole number"))?;
-    if n < min {
-        return Err(invalid(flag, value, format!("must be at least {min}")));
-    }
-    Ok(n)
-}
-
-/// Parse a positive number of seconds.
-pub(crate) fn parse_secs(flag: &'static str, value: &str) -> Result<Duration, Error> {
-    let s: f64 = value
-        .trim()
-        .parse()
-        .map_err(|_| invalid(flag, value, "expected a number of seconds"))?;
-    if !(s.is_finite() && s > 0.0) {
-        return Err(invalid(flag, value, "must be a positive number of seconds"));
-    }
-    Ok(Duration::from_secs_f64(s))
-}
-
-/// Parse a seed.
-pub(crate) fn parse_seed(flag: &'static str, value: Option<&str>) -> Result<u64, Error> {
-    match value {
-        None => Ok(fresh_seed()),
-        Some(v) => v
-            .trim()
-            .parse()
-            .map_err(|_| invalid(flag, v, "expected a whole number from 0 to 2^64-1")),
-    }
-}
-
 impl RunOptions {
     pub(crate) fn from_args(a: &RunArgs) -> Result<Self, Error> {
-        let repeat = a.repeat.as_deref().map(|r| parse_count("--repeat", r, 1)).transpose()?;
-        let iterations = parse_count("--iterations", &a.iterations, 1)?;
-        let warmup = parse_count("--warmup", &a.warmup, 0)?;
-        let seed = parse_seed("--seed", a.seed.as_deref())?;
-        let timeout = parse_secs("--timeout", &a.timeout)?;
-        let max_repeat = parse_count("--max-repeat", &a.max_repeat, 2)?;
-        let test_threads = match &a.test_threads {
-            Some(t) => parse_count("--test-threads", t, 1)?,
-            None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        };
-        let target_ci = match &a.target_ci {
-            None => None,
-            Some(v) => {
-                let pct: f64 = v
-                    .trim()
-                    .trim_end_matches('%')
-                    .parse()
-                    .map_err(|_| invalid("--target-ci", v, "expected a percentage such as 2 or 0.5"))?;
-                if !(pct > 0.0 && pct < 100.0) {
-                    return Err(invalid("--target-ci", v, "must be between 0 and 100 (exclusive)"));
-                }
-                Some(pct / 100.0)
-            }
-        };
-        let repeat_measures = repeat.unwrap_or(5);
-        if target_ci.is_some() && repeat_measures > max_repeat {
+        let m = a.measure.resolve(&RUN);
+        let repeat_measures = a.repeat.unwrap_or(5);
+        if a.target_ci.is_some() && repeat_measures > a.max_repeat {
             return Err(invalid(
                 "--max-repeat",
-                &a.max_repeat,
+                &a.max_repeat.to_string(),
                 format!("is below --repeat {repeat_measures}"),
             ));
         }
@@ -111,21 +137,24 @@ impl RunOptions {
                 include_ignored: a.include_ignored,
                 ..a.names.selection()
             },
+            measures_only: a.bench,
             config: RunConfig {
-                repeat_checks: repeat.unwrap_or(1),
+                repeat_checks: a.repeat.unwrap_or(1),
                 repeat_measures,
-                iterations,
-                warmup,
-                seed,
-                timeout: Some(timeout),
-                test_threads,
+                iterations: m.iterations,
+                warmup: m.warmup,
+                seed: m.seed,
+                timeout: Some(m.timeout),
+                test_threads: a
+                    .test_threads
+                    .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
                 parallel_measurements: a.parallel_measurements,
-                target_ci,
-                max_repeat,
+                target_ci: a.target_ci,
+                max_repeat: a.max_repeat,
                 scratch: PathBuf::new(),
-                command: reproduce_command(seed),
+                command: crate::reproduce::this_command(m.seed),
             },
-            out: a.out.clone(),
+            out: m.out,
         })
     }
 }
@@ -138,20 +167,46 @@ pub(crate) fn existing(flag: &'static str, p: &std::path::Path) -> Result<PathBu
     }
 }
 
-/// This process's command line with the seed pinned, so it reproduces the same order.
-fn reproduce_command(seed: u64) -> Vec<String> {
-    let mut args: Vec<String> = std::env::args().collect();
-    let mut i = 1;
-    while i < args.len() {
-        if args[i] == "--seed" {
-            args.drain(i..(i + 2).min(args.len()));
-        } else if args[i].starts_with("--seed=") {
-            args.remove(i);
-        } else {
-            i += 1;
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::super::args::{Args, Command};
+
+    fn help_of(cmd: &str) -> String {
+        use clap::CommandFactory;
+        let mut c = Args::command();
+        let sub = c.find_subcommand_mut(cmd).expect("subcommand exists");
+        sub.render_long_help().to_string()
+    }
+
+    fn measure_of(args: &[&str]) -> super::Measure {
+        let parsed = Args::try_parse_from(args).expect("parses");
+        match parsed.command {
+            Some(Command::Detect(d)) => d.measure.resolve(&super::DETECT),
+            Some(Command::Compare(c)) => c.session.measure.resolve(&super::COMPARE),
+            Some(Command::Run(r)) => r.measure.resolve(&super::RUN),
+            None => parsed.run.measure.resolve(&super::RUN),
+            _ => unreachable!(),
         }
     }
-    args.push("--seed".into());
-    args.push(seed.to_string());
-    args
+
+    #[test]
+    fn each_command_keeps_its_own_defaults_and_says_so() {
+        let run = measure_of(&["h", "run"]);
+        assert_eq!((run.iterations, run.warmup, run.timeout.as_secs()), (20, 3, 300));
+        let detect = measure_of(&["h", "detect"]);
+        assert_eq!((detect.iterations, detect.warmup, detect.timeout.as_secs()), (10, 2, 60));
+        let compare = measure_of(&["h", "compare", "--baseline", "x"]);
+        assert_eq!((compare.iterations, compare.warmup, compare.timeout.as_secs()), (20, 3, 300));
+        let given = measure_of(&["h", "detect", "--timeout", "1.5", "--warmup", "0", "--seed", "7"]);
+        assert_eq!((given.timeout.as_millis(), given.warmup, given.seed), (1500, 0, 7));
+        let detect_help = help_of("detect");
+        assert!(detect_help.contains("[default: 60]") && detect_help.contains("[default: 10]"), "{detect_help}");
+        assert!(!detect_help.contains("[default: 300]"), "{detect_help}");
+        let run_help = help_of("run");
+        assert!(run_help.contains("[default: 300]"), "{run_help}");
+        assert!(run_help.contains("[default: 20; under cargo test or nextest: 1]"), "{run_help}");
+        assert!(help_of("compare").contains("[default: 300]"));
+    }
 }

@@ -1,25 +1,30 @@
-//! The `compare` and `calibrate` pipelines: validated options in, files in the output directory
-//! and an exit status out.
+//! The `compare` and `calibrate` pipelines on the event seam, in named phases: resolve the two
+//! inputs ([`plan_compare`]), run interleaved pairs through the shared executor or read two
+//! result directories, analyze, and emit the rows and [`Done::Compare`]; every file is a
+//! reporter. Returns a [`CompareOutcome`]; `cli` maps it to an exit status.
+//!
+//! May import `execute`, `events`, `model`, `plan`, `stats`, `report`'s writers; never `cli`.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use super::analyze::{AnalysisConfig, analyze, suspect_environment};
+use super::analyze::{AnalysisConfig, MetricInput, analyze, suspect_environment};
 use super::calibrate::calibrate;
 use super::inputs::{from_pairs, from_results};
-use super::interleave::{ProcessConfig, ScenarioRuns, Side, SideTarget, execute, schedule};
-use super::markdown;
-use super::output::{read_calibration, write_csv, write_json, write_text};
+use super::interleave::{Interleaver, ProcessConfig, ScenarioRuns, SideTarget, schedule};
+use super::output::read_calibration;
 use super::verdict::ALPHA;
-use crate::cli::ExitCodes;
 use crate::clock;
 use crate::errors::Error;
+use crate::events::{Done, Finding, Reporter, RunEvent};
 use crate::execute::{SuiteBinary, Target};
-use crate::model::Listed;
-use crate::model::{CompareRun, CompareVerdict, FORMAT_VERSION, ResultsFile, RunMeta, RunRecord, ScenarioKind};
+use crate::model::{
+    CalibrationEntry, CompareEntry, CompareRun, CompareVerdict, FORMAT_VERSION, HostInfo, Listed, ResultsFile, RunMeta, RunRecord,
+    ScenarioKind,
+};
 use crate::plan::Selection;
-use crate::report::OutDir;
+use crate::report::{OutDir, write_json};
 
 /// How processes of either side run.
 #[derive(Debug, Clone)]
@@ -122,14 +127,175 @@ fn common_measurements(a: &[Listed], b: &[Listed], selection: &Selection) -> (Ve
     (ma.into_iter().filter(|l| mb.iter().any(|x| x.name == l.name)).collect(), warnings)
 }
 
+/// The phase of `compare`'s processes.
+pub const PHASE: &str = "compare";
+
+/// Two suite binaries and the measurements both list, or two result directories read back.
+pub struct ComparePlan {
+    design: Design,
+    warnings: Vec<String>,
+}
+
+enum Design {
+    Interleaved {
+        baseline: SuiteBinary,
+        candidate: SuiteBinary,
+        selected: Vec<Listed>,
+    },
+    ResultDirs(Vec<MetricInput>),
+}
+
+impl ComparePlan {
+    fn name(&self) -> &'static str {
+        match self.design {
+            Design::Interleaved { .. } => "interleaved",
+            Design::ResultDirs(_) => "result-dirs",
+        }
+    }
+}
+
+/// What a comparison found.
+#[derive(Debug, Clone)]
+pub struct CompareOutcome {
+    /// The rows (`compare.json`).
+    pub entries: Vec<CompareEntry>,
+    /// The run facts (`compare-run.json`).
+    pub run: CompareRun,
+}
+
+impl CompareOutcome {
+    /// Whether any row is `regressed`.
+    pub fn regressed(&self) -> bool {
+        self.entries.iter().any(|e| e.verdict == CompareVerdict::Regressed)
+    }
+}
+
+/// Phase 1: resolve both inputs and what to compare; nothing runs and nothing is written, so
+/// bad input fails before an output directory exists.
+pub fn plan_compare(opts: &CompareOptions) -> Result<ComparePlan, Error> {
+    let nothing = || Error::NothingMatched {
+        filters: opts.settings.selection.filters.clone(),
+    };
+    match (input("--baseline", &opts.baseline)?, input("--candidate", &opts.candidate)?) {
+        (Input::Binary(pa), Input::Binary(pb)) => {
+            let (baseline, candidate) = (SuiteBinary::new(&pa), SuiteBinary::new(&pb));
+            let (selected, warnings) = common_measurements(&baseline.list()?, &candidate.list()?, &opts.settings.selection);
+            if selected.is_empty() {
+                return Err(nothing());
+            }
+            Ok(ComparePlan {
+                design: Design::Interleaved {
+                    baseline,
+                    candidate,
+                    selected,
+                },
+                warnings,
+            })
+        }
+        (Input::Results(da), Input::Results(db)) => {
+            let (a, b) = (crate::report::read_results(&da)?, crate::report::read_results(&db)?);
+            let (inputs, warnings) = from_results(&a, &b, opts.resources, |n| opts.settings.selection.matches_name(n));
+            if inputs.is_empty() {
+                return Err(nothing());
+            }
+            Ok(ComparePlan {
+                design: Design::ResultDirs(inputs),
+                warnings,
+            })
+        }
+        _ => Err(Error::InvalidFlag {
+            flag: "--candidate",
+            value: opts.candidate.display().to_string(),
+            reason: "baseline and candidate must both be suite binaries or both result directories".into(),
+        }),
+    }
+}
+
+/// Phases 2-4: run (or read) the pairs, analyze, and report the rows to `events`.
+pub fn run_compare(plan: ComparePlan, opts: &CompareOptions, out: &OutDir, events: &mut dyn Reporter) -> Result<CompareOutcome, Error> {
+    let started = SystemTime::now();
+    let mut host = crate::host::collect();
+    let calibration = match &opts.calibration {
+        Some(p) => read_calibration(p)?,
+        None => BTreeMap::new(),
+    };
+    let design = plan.name();
+    let mut warnings = plan.warnings;
+    let inputs = match plan.design {
+        Design::Interleaved {
+            baseline,
+            candidate,
+            selected,
+        } => interleaved(&baseline, &candidate, &selected, opts, out, &host, events)?,
+        Design::ResultDirs(inputs) => inputs,
+    };
+    let entries = analyze(&inputs, &AnalysisConfig { floor: opts.floor, calibration });
+    if let Some(w) = suspect_environment(&entries) {
+        eprintln!("warning: {w}");
+        warnings.insert(0, w);
+    }
+    host.load_end = crate::host::load_average();
+    let run = compare_run(opts, design, warnings, host, started);
+    for e in &entries {
+        events.on_event(&RunEvent::Finding(Finding::Compare(e)))?;
+    }
+    events.on_event(&RunEvent::Finished(Done::Compare { entries: &entries, run: &run }))?;
+    Ok(CompareOutcome { entries, run })
+}
+
+/// Phase 2 of the interleaved design: the pairs, each side's runs also kept as a results
+/// directory (`baseline/`, `candidate/`) so it can be inspected or compared again.
+fn interleaved(
+    ta: &SuiteBinary,
+    tb: &SuiteBinary,
+    selected: &[Listed],
+    opts: &CompareOptions,
+    out: &OutDir,
+    host: &HostInfo,
+    events: &mut dyn Reporter,
+) -> Result<Vec<MetricInput>, Error> {
+    let scratch = out.scratch()?;
+    let a = SideTarget {
+        target: ta,
+        env: opts.baseline_env.clone(),
+    };
+    let b = SideTarget {
+        target: tb,
+        env: opts.candidate_env.clone(),
+    };
+    eprintln!(
+        "compare: {} scenario(s), {} interleaved pairs each, seed {}",
+        selected.len(),
+        opts.settings.runs,
+        opts.settings.seed
+    );
+    let meta = side_meta(&format!("{} vs {}", ta.describe(), tb.describe()), &opts.settings, &opts.command, host);
+    let total = 2 * selected.len() * opts.settings.runs;
+    events.on_event(&RunEvent::Started { meta: &meta, total })?;
+    let runs = interleaved_runs(a, b, selected, &opts.settings, opts.settings.seed, &scratch, PHASE, events)?;
+    let _ = std::fs::remove_dir_all(&scratch);
+    let inputs = from_pairs(&runs, opts.resources);
+    let (ra, rb): (Vec<RunRecord>, Vec<RunRecord>) = runs.into_values().fold((Vec::new(), Vec::new()), |(mut x, mut y), s| {
+        x.extend(s.baseline);
+        y.extend(s.candidate);
+        (x, y)
+    });
+    write_side(&out.file("baseline"), side_meta(&ta.describe(), &opts.settings, &opts.command, host), ra)?;
+    write_side(&out.file("candidate"), side_meta(&tb.describe(), &opts.settings, &opts.command, host), rb)?;
+    Ok(inputs)
+}
+
+/// One phase of interleaved pairs through a fresh [`Interleaver`].
+#[expect(clippy::too_many_arguments, reason = "each is one input of the phase")]
 fn interleaved_runs(
-    a: &SideTarget<'_>,
-    b: &SideTarget<'_>,
+    a: SideTarget<'_>,
+    b: SideTarget<'_>,
     selected: &[Listed],
     settings: &RunSettings,
     seed: u64,
     scratch: &Path,
-    label: &str,
+    phase: &str,
+    events: &mut dyn Reporter,
 ) -> Result<BTreeMap<String, ScenarioRuns>, Error> {
     let slots = schedule(selected.len(), settings.runs, seed);
     let config = ProcessConfig {
@@ -137,136 +303,56 @@ fn interleaved_runs(
         warmup: settings.warmup,
         timeout: settings.timeout,
         scratch: scratch.to_owned(),
+        seed,
     };
-    let total = slots.len();
-    execute(a, b, selected, &slots, &config, |i, slot, rec| {
-        if i + 1 == total || (i + 1) % (2 * selected.len()).max(1) == 0 {
-            eprintln!("{label}: round {}/{} done ({} processes)", slot.round + 1, settings.runs, i + 1);
-        }
-        if rec.outcome.is_failure() {
-            let side = if slot.side == Side::Baseline { "baseline" } else { "candidate" };
-            eprintln!("{label}: {} ({side}) {}", rec.scenario, rec.outcome.short());
-        }
-    })
+    let mut interleaver = Interleaver::new(a, b, selected, &config);
+    events.on_event(&RunEvent::PhaseStarted { name: phase, planned: slots.len() })?;
+    interleaver.run_batch(&slots, events)?;
+    events.on_event(&RunEvent::PhaseFinished { name: phase })?;
+    Ok(interleaver.into_runs())
 }
 
-/// Write one side's runs as a results directory, so it can be inspected or compared again.
-fn write_side(
-    dir: &Path,
-    binary: &str,
-    runs: Vec<RunRecord>,
-    settings: &RunSettings,
-    command: &[String],
-    host: &crate::model::HostInfo,
-) -> Result<(), Error> {
+/// The facts of one side's results directory (and of the `Started` event).
+fn side_meta(binary: &str, settings: &RunSettings, command: &[String], host: &HostInfo) -> RunMeta {
+    let now = clock::rfc3339(SystemTime::now());
+    RunMeta {
+        format_version: FORMAT_VERSION,
+        harness_version: env!("CARGO_PKG_VERSION").to_owned(),
+        binary: binary.to_owned(),
+        command: command.to_vec(),
+        seed: settings.seed,
+        order: Vec::new(),
+        repeat: settings.runs,
+        iterations: settings.iterations,
+        warmup: settings.warmup,
+        target_ci: None,
+        test_threads: 1,
+        started_at: now.clone(),
+        finished_at: now,
+        host: host.clone(),
+    }
+}
+
+/// Write one side's runs as a results directory.
+fn write_side(dir: &Path, meta: RunMeta, mut runs: Vec<RunRecord>) -> Result<(), Error> {
     std::fs::create_dir_all(dir).map_err(|source| Error::OutDir {
         path: dir.to_owned(),
         source,
     })?;
-    let mut runs = runs;
     runs.sort_by_key(|r| r.run_index);
-    let now = clock::rfc3339(SystemTime::now());
     let results = ResultsFile {
-        meta: RunMeta {
-            format_version: FORMAT_VERSION,
-            harness_version: env!("CARGO_PKG_VERSION").to_owned(),
-            binary: binary.to_owned(),
-            command: command.to_vec(),
-            seed: settings.seed,
-            order: Vec::new(),
-            repeat: settings.runs,
-            iterations: settings.iterations,
-            warmup: settings.warmup,
-            target_ci: None,
-            test_threads: 1,
-            started_at: now.clone(),
-            finished_at: now,
-            host: host.clone(),
-        },
+        meta,
         summaries: crate::model::summarize_runs(&runs),
         runs,
     };
-    crate::report::write_json(&dir.join("results.json"), &results)
+    write_json(&dir.join("results.json"), &results)
 }
 
-/// `compare`: returns the exit status (non-zero under `--fail-on-regression` when a row regressed).
-pub fn run_compare(opts: &CompareOptions) -> Result<u8, Error> {
-    let started = SystemTime::now();
-    let mut host = crate::host::collect();
-    let calibration = match &opts.calibration {
-        Some(p) => read_calibration(p)?,
-        None => BTreeMap::new(),
-    };
-    let (inputs, mut warnings, design, out) = match (input("--baseline", &opts.baseline)?, input("--candidate", &opts.candidate)?) {
-        (Input::Binary(pa), Input::Binary(pb)) => {
-            let (ta, tb) = (SuiteBinary::new(&pa), SuiteBinary::new(&pb));
-            let (selected, warnings) = common_measurements(&ta.list()?, &tb.list()?, &opts.settings.selection);
-            if selected.is_empty() {
-                return Err(Error::NothingMatched {
-                    filters: opts.settings.selection.filters.clone(),
-                });
-            }
-            let out = OutDir::create(opts.out.as_deref())?;
-            let scratch = out.scratch()?;
-            let a = SideTarget {
-                target: &ta,
-                env: opts.baseline_env.clone(),
-            };
-            let b = SideTarget {
-                target: &tb,
-                env: opts.candidate_env.clone(),
-            };
-            eprintln!(
-                "compare: {} scenario(s), {} interleaved pairs each, seed {}",
-                selected.len(),
-                opts.settings.runs,
-                opts.settings.seed
-            );
-            let runs = interleaved_runs(&a, &b, &selected, &opts.settings, opts.settings.seed, &scratch, "compare")?;
-            let _ = std::fs::remove_dir_all(&scratch);
-            let inputs = from_pairs(&runs, opts.resources);
-            let (ra, rb): (Vec<RunRecord>, Vec<RunRecord>) = runs.into_values().fold((Vec::new(), Vec::new()), |(mut x, mut y), s| {
-                x.extend(s.baseline);
-                y.extend(s.candidate);
-                (x, y)
-            });
-            write_side(&out.file("baseline"), &ta.describe(), ra, &opts.settings, &opts.command, &host)?;
-            write_side(&out.file("candidate"), &tb.describe(), rb, &opts.settings, &opts.command, &host)?;
-            (inputs, warnings, "interleaved", out)
-        }
-        (Input::Results(da), Input::Results(db)) => {
-            let (a, b) = (crate::report::read_results(&da)?, crate::report::read_results(&db)?);
-            let (inputs, warnings) = from_results(&a, &b, opts.resources, |n| opts.settings.selection.matches_name(n));
-            if inputs.is_empty() {
-                return Err(Error::NothingMatched {
-                    filters: opts.settings.selection.filters.clone(),
-                });
-            }
-            (inputs, warnings, "result-dirs", OutDir::create(opts.out.as_deref())?)
-        }
-        _ => {
-            return Err(Error::InvalidFlag {
-                flag: "--candidate",
-                value: opts.candidate.display().to_string(),
-                reason: "baseline and candidate must both be suite binaries or both result directories".into(),
-            });
-        }
-    };
-    let entries = analyze(
-        &inputs,
-        &AnalysisConfig {
-            floor: opts.floor,
-            calibration,
-        },
-    );
-    if let Some(w) = suspect_environment(&entries) {
-        eprintln!("warning: {w}");
-        warnings.insert(0, w);
-    }
-    crate::host::finish(&mut host);
+/// `compare-run.json`.
+fn compare_run(opts: &CompareOptions, design: &str, warnings: Vec<String>, host: HostInfo, started: SystemTime) -> CompareRun {
     let interleaved = design == "interleaved";
     let env_list = |m: &BTreeMap<String, String>| m.iter().map(|(k, v)| format!("{k}={v}")).collect();
-    let run = CompareRun {
+    CompareRun {
         format_version: 1,
         baseline: opts.baseline.display().to_string(),
         candidate: opts.candidate.display().to_string(),
@@ -285,26 +371,12 @@ pub fn run_compare(opts: &CompareOptions) -> Result<u8, Error> {
         command: opts.command.clone(),
         started_at: clock::rfc3339(started),
         finished_at: clock::rfc3339(SystemTime::now()),
-    };
-    write_json(&out.file("compare.json"), &entries)?;
-    write_csv(&out.file("compare.csv"), &entries)?;
-    write_json(&out.file("compare-run.json"), &run)?;
-    let md = markdown::render(&entries, &run, opts.mde_report);
-    write_text(&out.file("compare.md"), &md)?;
-    println!("{md}");
-    let html = crate::report::write_html(out.path())?;
-    println!("report: {}", html.display());
-    println!("compare: {}", out.path().display());
-    let regressed = entries.iter().any(|e| e.verdict == CompareVerdict::Regressed);
-    Ok(if opts.fail_on_regression && regressed {
-        ExitCodes::FAILURES
-    } else {
-        ExitCodes::OK
-    })
+    }
 }
 
-/// `calibrate`: `sessions` A/A sessions of `binary` against itself, one after another.
-pub fn run_calibrate(opts: &CalibrateOptions) -> Result<u8, Error> {
+/// `calibrate`: `sessions` A/A sessions of `binary` against itself, one after another; writes
+/// `calibration.json` into `out` and returns its entries.
+pub fn run_calibrate(opts: &CalibrateOptions, events: &mut dyn Reporter) -> Result<Vec<CalibrationEntry>, Error> {
     let target = SuiteBinary::new(std::fs::canonicalize(&opts.binary).unwrap_or_else(|_| opts.binary.clone()));
     let listed = target.list()?;
     let (selected, _) = common_measurements(&listed, &listed, &opts.settings.selection);
@@ -315,15 +387,15 @@ pub fn run_calibrate(opts: &CalibrateOptions) -> Result<u8, Error> {
     }
     let out = OutDir::create(opts.out.as_deref())?;
     let scratch = out.scratch()?;
-    let side = SideTarget {
-        target: &target,
-        env: BTreeMap::new(),
-    };
     let mut sessions = Vec::with_capacity(opts.sessions);
     for s in 0..opts.sessions {
         let seed = opts.settings.seed.wrapping_add(s as u64);
-        let label = format!("calibrate session {}/{}", s + 1, opts.sessions);
-        let runs = interleaved_runs(&side, &side, &selected, &opts.settings, seed, &scratch, &label)?;
+        let phase = format!("calibrate session {}/{}", s + 1, opts.sessions);
+        let side = || SideTarget {
+            target: &target,
+            env: BTreeMap::new(),
+        };
+        let runs = interleaved_runs(side(), side(), &selected, &opts.settings, seed, &scratch, &phase, events)?;
         sessions.push(from_pairs(&runs, false));
     }
     let _ = std::fs::remove_dir_all(&scratch);
@@ -345,5 +417,5 @@ pub fn run_calibrate(opts: &CalibrateOptions) -> Result<u8, Error> {
         );
     }
     println!("calibration: {}", out.file("calibration.json").display());
-    Ok(ExitCodes::OK)
+    Ok(entries)
 }

@@ -1,5 +1,6 @@
 //! The interleaved design: a seeded schedule of random A/B pairs ([`schedule`]) and its execution
-//! through two [`Target`]s, one process per run, never two at once ([`execute`]).
+//! through two [`Target`]s and the shared [`Executor`], one process per run, never two at once
+//! ([`Interleaver`]).
 //!
 //! Each round visits every scenario in a fresh random order and runs one baseline and one
 //! candidate process back to back, which side first decided by a coin: drift (thermal state,
@@ -7,15 +8,15 @@
 //! per-pair ratio (Abedi & Brecht, ICPE 2017; STATISTICS.md item 7).
 
 use std::collections::BTreeMap;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::errors::Error;
-use crate::execute::{Target, TargetRequest};
-use crate::model::Listed;
-use crate::model::{Outcome, RunRecord};
+use crate::events::Reporter;
+use crate::execute::{ExecConfig, Executor, JobScenario, ProcessJob, Target};
+use crate::model::{Listed, RunRecord};
 
 /// Which build a run belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -72,6 +73,8 @@ pub(crate) struct ProcessConfig {
     pub warmup: usize,
     pub timeout: Option<Duration>,
     pub scratch: std::path::PathBuf,
+    /// Seed of the layout padding.
+    pub seed: u64,
 }
 
 /// Every run of one scenario, by side, in round order.
@@ -81,73 +84,149 @@ pub(crate) struct ScenarioRuns {
     pub candidate: Vec<RunRecord>,
 }
 
-/// Run `slots` one process at a time (measurements never overlap), calling `progress` after
-/// each. Returns the runs of each selected scenario, by name.
-pub(crate) fn execute(
-    baseline: &SideTarget<'_>,
-    candidate: &SideTarget<'_>,
-    selected: &[Listed],
-    slots: &[Slot],
-    config: &ProcessConfig,
-    mut progress: impl FnMut(usize, &Slot, &RunRecord),
-) -> Result<BTreeMap<String, ScenarioRuns>, Error> {
-    let start = Instant::now();
-    let mut runs: BTreeMap<String, ScenarioRuns> = selected.iter().map(|l| (l.name.clone(), ScenarioRuns::default())).collect();
-    for (index, slot) in slots.iter().enumerate() {
-        let listed = &selected[slot.scenario];
-        let side = match slot.side {
-            Side::Baseline => baseline,
-            Side::Candidate => candidate,
-        };
-        let mut env = listed.env.clone();
-        env.extend(side.env.iter().map(|(k, v)| (k.clone(), v.clone())));
-        let request = TargetRequest {
-            names: vec![listed.name.clone()],
-            env: env.clone(),
+/// Runs batches of slots through one [`Executor`], one process at a time (measurements never
+/// overlap), collecting every run by scenario and side. A sequential design calls
+/// [`Interleaver::run_batch`] again with more slots after looking at [`Interleaver::runs`].
+pub(crate) struct Interleaver<'a> {
+    baseline: SideTarget<'a>,
+    candidate: SideTarget<'a>,
+    selected: &'a [Listed],
+    timeout: Option<Duration>,
+    executor: Executor,
+    runs: BTreeMap<String, ScenarioRuns>,
+}
+
+impl<'a> Interleaver<'a> {
+    /// Pairs of `selected` scenarios between two sides.
+    pub fn new(baseline: SideTarget<'a>, candidate: SideTarget<'a>, selected: &'a [Listed], config: &ProcessConfig) -> Self {
+        let executor = Executor::new(ExecConfig {
             iterations: config.iterations,
             warmup: config.warmup,
-            timeout: listed.timeout.or(config.timeout),
             scratch: config.scratch.clone(),
-            id: format!("cmp-{index}"),
-        };
-        let started_ms = start.elapsed().as_secs_f64() * 1e3;
-        let result = side.target.run(&request).map_err(|e| Error::Io {
-            what: format!("running {} of {}", listed.name, side.target.describe()),
-            source: e,
-        })?;
-        let first = result.results.into_iter().next();
-        let (outcome, metrics, env_changes) = match first {
-            Some(r) => (r.outcome, r.metrics, r.env_changes),
-            None => (Outcome::NotRun, Vec::new(), Vec::new()),
-        };
-        let record = RunRecord {
-            run_index: index,
-            scenario: listed.name.clone(),
-            kind: listed.kind,
-            env,
-            repetition: slot.round,
-            outcome,
-            metrics,
-            wall_ns: result.process.wall.as_nanos() as u64,
-            started_ms,
-            env_changes,
-            process: result.process.facts(),
-            stdout: result.process.stdout,
-            stderr: result.process.stderr,
-        };
-        progress(index, slot, &record);
-        let entry = runs.entry(listed.name.clone()).or_default();
-        match slot.side {
-            Side::Baseline => entry.baseline.push(record),
-            Side::Candidate => entry.candidate.push(record),
+            seed: config.seed,
+        });
+        Interleaver {
+            baseline,
+            candidate,
+            selected,
+            timeout: config.timeout,
+            executor,
+            runs: selected.iter().map(|l| (l.name.clone(), ScenarioRuns::default())).collect(),
         }
     }
-    Ok(runs)
+
+    /// Run `slots` in order, one process each, reporting each to `events`.
+    pub fn run_batch(&mut self, slots: &[Slot], events: &mut dyn Reporter) -> Result<(), Error> {
+        for slot in slots {
+            let listed = &self.selected[slot.scenario];
+            let side = match slot.side {
+                Side::Baseline => &self.baseline,
+                Side::Candidate => &self.candidate,
+            };
+            let mut env = listed.env.clone();
+            env.extend(side.env.iter().map(|(k, v)| (k.clone(), v.clone())));
+            let job = ProcessJob {
+                scenarios: vec![JobScenario {
+                    name: listed.name.clone(),
+                    kind: listed.kind,
+                    repetition: slot.round,
+                }],
+                env,
+                timeout: listed.timeout.or(self.timeout),
+            };
+            let target = side.target;
+            let records = self.executor.run(job, events, |r| target.run(r))?;
+            let entry = self.runs.entry(listed.name.clone()).or_default();
+            let into = match slot.side {
+                Side::Baseline => &mut entry.baseline,
+                Side::Candidate => &mut entry.candidate,
+            };
+            into.extend(records.into_iter().filter(|r| r.scenario == listed.name));
+        }
+        Ok(())
+    }
+
+    /// The runs, by scenario.
+    pub fn into_runs(self) -> BTreeMap<String, ScenarioRuns> {
+        self.runs
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::events::Recorder;
+    use crate::execute::{ProcessEnd, ProcessOutput, ProcessResult, ScenarioResult, TargetRequest};
+    use crate::model::{Outcome, ScenarioKind};
+
+    /// Passes every scenario; says which side ran it on stdout.
+    struct Fake(&'static str);
+
+    impl Target for Fake {
+        fn describe(&self) -> String {
+            self.0.into()
+        }
+        fn list(&self) -> Result<Vec<Listed>, Error> {
+            Ok(vec![])
+        }
+        fn run(&self, request: &TargetRequest) -> std::io::Result<ProcessResult> {
+            assert!(request.env.contains_key("HARNESS_ENV_PAD"), "compare processes get layout padding");
+            Ok(ProcessResult {
+                results: vec![ScenarioResult::bare(request.names[0].clone(), Outcome::Passed)],
+                process: ProcessOutput {
+                    end: ProcessEnd::Exited(0),
+                    stdout: format!("{} {}", self.0, request.env.get("SIDE").map_or("", String::as_str)),
+                    stderr: String::new(),
+                    wall: Duration::from_millis(1),
+                    usage: None,
+                },
+            })
+        }
+    }
+
+    #[test]
+    fn batches_accumulate_by_side_and_every_process_is_an_event() {
+        fn side<'a>(t: &'a Fake, v: &str) -> SideTarget<'a> {
+            SideTarget {
+                target: t,
+                env: BTreeMap::from([("SIDE".to_owned(), v.to_owned())]),
+            }
+        }
+        let (a, b) = (Fake("a"), Fake("b"));
+        let selected: Vec<Listed> = ["x", "y"]
+            .iter()
+            .map(|n| Listed {
+                name: (*n).into(),
+                kind: ScenarioKind::Measure,
+                ignored: None,
+                env: BTreeMap::new(),
+                timeout: None,
+            })
+            .collect();
+        let config = ProcessConfig {
+            iterations: 1,
+            warmup: 0,
+            timeout: None,
+            scratch: "/nonexistent".into(),
+            seed: 1,
+        };
+        let mut il = Interleaver::new(side(&a, "base"), side(&b, "cand"), &selected, &config);
+        let mut rec = Recorder::default();
+        let slots = schedule(2, 3, 5);
+        il.run_batch(&slots[..4], &mut rec).unwrap();
+        il.run_batch(&slots[4..], &mut rec).unwrap();
+        let runs = il.into_runs();
+        for sr in runs.values() {
+            assert_eq!((sr.baseline.len(), sr.candidate.len()), (3, 3));
+            assert!(sr.baseline.iter().all(|r| r.stdout == "a base" && r.env["SIDE"] == "base"));
+            assert!(sr.candidate.iter().all(|r| r.stdout == "b cand"));
+            assert_eq!(sr.baseline.iter().map(|r| r.repetition).collect::<Vec<_>>(), [0, 1, 2]);
+        }
+        let mut indices: Vec<usize> = runs.values().flat_map(|s| s.baseline.iter().chain(&s.candidate)).map(|r| r.run_index).collect();
+        indices.sort();
+        assert_eq!(indices, (0..12).collect::<Vec<_>>(), "indices continue across batches");
+        assert_eq!(rec.seen.iter().filter(|e| e.starts_with("done")).count(), 12);
+    }
 
     #[test]
     fn every_scenario_gets_adjacent_pairs_in_both_orders_reproducibly() {

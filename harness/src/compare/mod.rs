@@ -23,5 +23,6 @@ mod verdict;
 #[cfg(test)]
 mod simulation;
 
-pub use compare::{CalibrateOptions, CompareOptions, RunSettings, run_calibrate, run_compare};
+pub use compare::{CalibrateOptions, CompareOptions, CompareOutcome, ComparePlan, PHASE, RunSettings, plan_compare, run_calibrate, run_compare};
+pub use output::{CompareFiles, CompareSummary};
 pub use verdict::{ALPHA, DEFAULT_NOISE_FLOOR, POWER};

@@ -1,29 +1,67 @@
-//! Writers: `compare.json` (array), `compare.csv` (same rows, flat), `compare-run.json`,
-//! `compare.md`, `calibration.json`, and reading a calibration back.
+//! Compare's own outputs as reporters on the event seam — `compare.json` (array), `compare.csv`
+//! (same rows, flat), `compare-run.json`, `compare.md` (all through the one atomic writer) and
+//! the printed markdown — and reading a calibration back.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use super::markdown;
 use crate::errors::Error;
+use crate::events::{Done, Reporter, RunEvent};
 use crate::model::{CalibrationEntry, CompareEntry};
+use crate::report::{io_err, write_atomic, write_csv_rows, write_json};
 
-fn io(what: String) -> impl FnOnce(std::io::Error) -> Error {
-    move |source| Error::Io { what, source }
+/// Writes `compare.json`, `compare.csv`, `compare-run.json` and `compare.md` when a comparison
+/// finishes.
+pub struct CompareFiles {
+    dir: PathBuf,
+    mde_report: f64,
 }
 
-/// Pretty JSON of `value` to `path`, atomically (temp file, then rename).
-pub(crate) fn write_json<T: Serialize + ?Sized>(path: &Path, value: &T) -> Result<(), Error> {
-    let text = serde_json::to_string_pretty(value).expect("compare records serialize");
-    let tmp = path.with_extension("json.tmp");
-    std::fs::write(&tmp, text).map_err(io(format!("writing {}", tmp.display())))?;
-    std::fs::rename(&tmp, path).map_err(io(format!("renaming {} to {}", tmp.display(), path.display())))
+impl CompareFiles {
+    /// Writes into `dir`; `mde_report` is `--mde-report` for compare.md.
+    pub fn new(dir: PathBuf, mde_report: f64) -> Self {
+        CompareFiles { dir, mde_report }
+    }
 }
 
-/// A text file.
-pub(crate) fn write_text(path: &Path, text: &str) -> Result<(), Error> {
-    std::fs::write(path, text).map_err(io(format!("writing {}", path.display())))
+impl Reporter for CompareFiles {
+    fn on_event(&mut self, event: &RunEvent<'_>) -> Result<(), Error> {
+        if let RunEvent::Finished(Done::Compare { entries, run }) = event {
+            write_json(&self.dir.join("compare.json"), entries)?;
+            write_csv(&self.dir.join("compare.csv"), entries)?;
+            write_json(&self.dir.join("compare-run.json"), run)?;
+            let md = markdown::render(entries, run, self.mde_report);
+            write_atomic(&self.dir.join("compare.md"), md.as_bytes())?;
+        }
+        Ok(())
+    }
+}
+
+/// Prints compare.md's text when a comparison finishes.
+pub struct CompareSummary<W: Write> {
+    out: W,
+    mde_report: f64,
+}
+
+impl<W: Write> CompareSummary<W> {
+    /// Writes to `out`.
+    pub fn new(out: W, mde_report: f64) -> Self {
+        CompareSummary { out, mde_report }
+    }
+}
+
+impl<W: Write> Reporter for CompareSummary<W> {
+    fn on_event(&mut self, event: &RunEvent<'_>) -> Result<(), Error> {
+        if let RunEvent::Finished(Done::Compare { entries, run }) = event {
+            let md = markdown::render(entries, run, self.mde_report);
+            writeln!(self.out, "{md}").map_err(io_err("printing the comparison"))?;
+        }
+        Ok(())
+    }
 }
 
 #[derive(Serialize)]
@@ -55,19 +93,14 @@ struct Row<'a> {
 }
 
 /// `compare.csv`: one row per entry, the side statistics flattened into columns.
-pub(crate) fn write_csv(path: &Path, entries: &[CompareEntry]) -> Result<(), Error> {
-    let err = |e: csv::Error| Error::Io {
-        what: format!("writing {}", path.display()),
-        source: e.into(),
-    };
-    let mut w = csv::Writer::from_path(path).map_err(err)?;
-    for e in entries {
+fn write_csv(path: &Path, entries: &[CompareEntry]) -> Result<(), Error> {
+    let rows = entries.iter().map(|e| {
         let better = match e.better {
             crate::model::Better::Lower => "lower",
             crate::model::Better::Higher => "higher",
             crate::model::Better::Neither => "neither",
         };
-        w.serialize(Row {
+        Row {
             name: &e.name,
             metric: &e.metric,
             unit: e.unit.symbol(),
@@ -92,15 +125,14 @@ pub(crate) fn write_csv(path: &Path, entries: &[CompareEntry]) -> Result<(), Err
             candidate_low: e.candidate.as_ref().map(|s| s.low),
             candidate_high: e.candidate.as_ref().map(|s| s.high),
             note: e.note.as_deref().unwrap_or(""),
-        })
-        .map_err(err)?;
-    }
-    w.flush().map_err(io(format!("flushing {}", path.display())))
+        }
+    });
+    write_csv_rows(path, rows)
 }
 
 /// Noise bands by (scenario, metric) from a `calibration.json`.
 pub(crate) fn read_calibration(path: &Path) -> Result<BTreeMap<(String, String), f64>, Error> {
-    let text = std::fs::read_to_string(path).map_err(io(format!("reading {} (--calibration)", path.display())))?;
+    let text = std::fs::read_to_string(path).map_err(io_err(format!("reading {} (--calibration)", path.display())))?;
     let entries: Vec<CalibrationEntry> = serde_json::from_str(&text).map_err(|e| Error::BadResultsFile {
         path: path.to_owned(),
         detail: format!(

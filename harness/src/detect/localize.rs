@@ -69,7 +69,8 @@ impl<'p, 'a> Localizer<'p, 'a> {
         self.prober
     }
 
-    /// Find every culprit of `effect` on `target`, starting from its shared observations.
+    /// Find every culprit of `effect` on `target`, starting from its shared observations, then
+    /// the cleaners that mask each.
     pub fn localize_all(&mut self, target: &str, shared: &[&Observation], effect: Effect) -> Result<Localized, Error> {
         let before = self.prober.counts.total;
         let mut out = Localized::default();
@@ -88,35 +89,59 @@ impl<'p, 'a> Localizer<'p, 'a> {
             if i > 0 && src.prefix.iter().any(|p| out.culprits.contains(p)) {
                 continue; // explained by a culprit already found
             }
-            let mut first = true;
-            while out.culprits.len() < MAX_CULPRITS {
-                let rest: Vec<String> = src.prefix.iter().filter(|p| !out.culprits.contains(p)).cloned().collect();
-                if rest.is_empty() {
-                    break;
-                }
-                let pruned: Vec<String> = rest.iter().filter(|p| !innocent.contains(p)).cloned().collect();
-                let mut found = None;
-                if !pruned.is_empty() && pruned.len() < rest.len() {
-                    found = self.find_one(None, target, pruned, false, effect, &mut out.evidence)?;
-                }
-                if found.is_none() {
-                    found = self.find_one(None, target, rest, first && out.culprits.is_empty(), effect, &mut out.evidence)?;
-                }
-                first = false;
-                match found {
-                    Some(p) => out.culprits.push(p),
-                    None => break,
-                }
-            }
+            self.culprits_of(src, target, &innocent, effect, &mut out)?;
         }
-        // Culprits that only ever ran together with one already found: any candidate that preceded
-        // a flip and never preceded the target harmlessly.
-        loop {
-            if out.culprits.len() >= MAX_CULPRITS {
+        self.culprits_together(&sources, target, &innocent, effect, &mut out)?;
+        self.cleaners(shared, target, effect, &mut out)?;
+        out.runs = self.prober.counts.total - before;
+        Ok(out)
+    }
+
+    /// Culprits in the prefix of one flipping run, one bisection each.
+    fn culprits_of(
+        &mut self,
+        src: &Observation,
+        target: &str,
+        innocent: &BTreeSet<&String>,
+        effect: Effect,
+        out: &mut Localized,
+    ) -> Result<(), Error> {
+        let mut first = true;
+        while out.culprits.len() < MAX_CULPRITS {
+            let rest: Vec<String> = src.prefix.iter().filter(|p| !out.culprits.contains(p)).cloned().collect();
+            if rest.is_empty() {
                 break;
             }
+            let pruned: Vec<String> = rest.iter().filter(|p| !innocent.contains(p)).cloned().collect();
+            let mut found = None;
+            if !pruned.is_empty() && pruned.len() < rest.len() {
+                found = self.find_one(None, target, pruned, false, effect, &mut out.evidence)?;
+            }
+            if found.is_none() {
+                found = self.find_one(None, target, rest, first && out.culprits.is_empty(), effect, &mut out.evidence)?;
+            }
+            first = false;
+            match found {
+                Some(p) => out.culprits.push(p),
+                None => break,
+            }
+        }
+        Ok(())
+    }
+
+    /// Culprits that only ever ran together with one already found: any candidate that preceded
+    /// a flip and never preceded the target harmlessly.
+    fn culprits_together(
+        &mut self,
+        sources: &[&Observation],
+        target: &str,
+        innocent: &BTreeSet<&String>,
+        effect: Effect,
+        out: &mut Localized,
+    ) -> Result<(), Error> {
+        while out.culprits.len() < MAX_CULPRITS {
             let mut extra: Vec<String> = Vec::new();
-            for src in &sources {
+            for src in sources {
                 for p in &src.prefix {
                     if !out.culprits.contains(p) && !innocent.contains(p) && !extra.contains(p) {
                         extra.push(p.clone());
@@ -131,9 +156,14 @@ impl<'p, 'a> Localizer<'p, 'a> {
                 None => break,
             }
         }
+        Ok(())
+    }
+
+    /// For each culprit, runs where it preceded the target and yet the effect did not show: a
+    /// cleaner ran between.
+    fn cleaners(&mut self, shared: &[&Observation], target: &str, effect: Effect, out: &mut Localized) -> Result<(), Error> {
         let masked = |o: &Observation| !effect(o);
         for p in out.culprits.clone() {
-            // Runs where p preceded the target and yet the effect did not show: a cleaner ran between.
             let between = shared
                 .iter()
                 .filter(|o| o.ran() && !effect(o))
@@ -149,8 +179,7 @@ impl<'p, 'a> Localizer<'p, 'a> {
                 }
             }
         }
-        out.runs = self.prober.counts.total - before;
-        Ok(out)
+        Ok(())
     }
 
     /// Bisect `c` for one culprit of `effect` on `target` (run after `anchor`, if any), and

@@ -19,6 +19,7 @@ pub mod probe;
 pub mod reproduce;
 pub mod report;
 pub mod schedule;
+#[cfg(any(test, feature = "test-support"))]
 pub mod simulate;
 pub mod subject;
 pub mod values;
@@ -28,6 +29,7 @@ pub use command::{DetectOutcome, run_detect};
 pub use pipeline::{DetectConfig, DetectResult, PHASE_ISOLATED, PHASE_SHARED, PHASE_VERDICTS, detect};
 pub use probe::{Observation, Prober};
 pub use report::{DetectFiles, DetectSummary, write_summary};
+#[cfg(any(test, feature = "test-support"))]
 pub use simulate::{SimScenario, SimTarget};
 pub use subject::{Exact, Labeled, OrderTarget};
 

@@ -10,7 +10,7 @@
 
 use super::subject::OrderTarget;
 use crate::model::{DetectEntry, EvidenceKind, OrderVerdict};
-use crate::report::html::shell_join;
+use crate::reproduce::shell_line;
 
 /// Fill `reproduce` of every victim, brittle and failing entry of `target`.
 pub fn attach(entries: &mut [DetectEntry], target: &dyn OrderTarget) {
@@ -49,7 +49,7 @@ pub fn libtest_line(exe: &str, names: &[String], seed: Option<u64>) -> String {
         args.extend(["-Zunstable-options".into(), format!("--shuffle-seed={s}")]);
     }
     args.extend(names.iter().cloned());
-    shell_join(&args)
+    shell_line(&args)
 }
 
 /// Run `names` of a suite binary in one process, in this order, result lines on stdout.
@@ -60,7 +60,7 @@ pub fn suite_line(exe: &str, names: &[String]) -> String {
         "warmup": 0,
         "result_path": "/dev/stdout",
     });
-    shell_join(&[exe.to_owned(), crate::execute::protocol::CHILD_ARG.to_owned(), request.to_string()])
+    shell_line(&[exe.to_owned(), crate::execute::protocol::CHILD_ARG.to_owned(), request.to_string()])
 }
 
 #[cfg(test)]

@@ -58,4 +58,7 @@ pub(crate) struct ListLine {
     pub env: std::collections::BTreeMap<String, String>,
     #[serde(default)]
     pub timeout_s: Option<f64>,
+    /// Where the scenario was built, `file:line` (absent from older suites).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
 }

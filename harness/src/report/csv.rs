@@ -1,12 +1,34 @@
 //! `results.csv`: tidy, one row per run per metric (a check's run is one row with no metric).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
 use super::files::write_csv_rows;
 use crate::errors::Error;
+use crate::events::{Done, Reporter, RunEvent};
 use crate::model::ResultsFile;
+
+/// Writes `results.csv` when a run finishes.
+pub struct CsvWriter {
+    path: PathBuf,
+}
+
+impl CsvWriter {
+    /// Writes to `path`.
+    pub fn new(path: PathBuf) -> Self {
+        CsvWriter { path }
+    }
+}
+
+impl Reporter for CsvWriter {
+    fn on_event(&mut self, event: &RunEvent<'_>) -> Result<(), Error> {
+        if let RunEvent::Finished(Done::Run(results)) = event {
+            write_csv(&self.path, results)?;
+        }
+        Ok(())
+    }
+}
 
 #[derive(Serialize)]
 struct Row<'a> {

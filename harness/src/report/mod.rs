@@ -12,7 +12,7 @@ mod out_dir;
 mod progress;
 mod terminal;
 
-pub use csv::write_csv;
+pub use csv::{CsvWriter, write_csv};
 pub use html::write_html;
 pub use files::{write_atomic, write_csv_rows, write_json};
 pub(crate) use files::io_err;

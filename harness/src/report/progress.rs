@@ -11,6 +11,7 @@ use crate::events::{Reporter, RunEvent};
 pub struct ProgressReporter {
     bar: ProgressBar,
     failures: usize,
+    print_failures: bool,
 }
 
 impl Default for ProgressReporter {
@@ -24,17 +25,30 @@ impl ProgressReporter {
     pub fn new(target: ProgressDrawTarget) -> Self {
         let bar = ProgressBar::with_draw_target(Some(0), target);
         bar.set_style(
-            ProgressStyle::with_template("{prefix} {elapsed_precise} [{bar:30}] {pos}/{len} processes, {eta} left {msg}")
+            ProgressStyle::with_template("{prefix} {elapsed_precise} [{bar:24}] {pos}/{len} processes, {eta} left {msg}")
                 .expect("valid template")
                 .progress_chars("=> "),
         );
-        ProgressReporter { bar, failures: 0 }
+        ProgressReporter {
+            bar,
+            failures: 0,
+            print_failures: true,
+        }
+    }
+
+    /// Counts failing processes without printing each one: in `detect` a failing process is
+    /// evidence being gathered (a victim probed again and again), not news.
+    pub fn without_failure_lines(mut self) -> Self {
+        self.print_failures = false;
+        self
     }
 
     fn finished_process(&mut self, failed: Option<String>) {
         if let Some(line) = failed {
             self.failures += 1;
-            self.bar.println(line);
+            if self.print_failures {
+                self.bar.println(line);
+            }
         }
         if self.failures > 0 {
             self.bar.set_message(format!("{} failed", self.failures));
@@ -50,9 +64,10 @@ impl ProgressReporter {
 impl Reporter for ProgressReporter {
     fn on_event(&mut self, event: &RunEvent<'_>) -> Result<(), Error> {
         match event {
-            RunEvent::Started { meta, total } => {
-                self.bar.println(format!("seed {} ({} processes planned)", meta.seed, total));
-            }
+            RunEvent::Started { meta, total } => self.bar.println(match total {
+                0 => format!("seed {}", meta.seed),
+                n => format!("seed {} ({n} processes planned)", meta.seed),
+            }),
             RunEvent::PhaseStarted { name, planned } => {
                 self.bar.set_prefix(name.to_string());
                 self.bar.inc_length(*planned as u64);
@@ -69,5 +84,12 @@ impl Reporter for ProgressReporter {
             RunEvent::PhaseFinished { .. } | RunEvent::ProcessStarted { .. } | RunEvent::Finding(_) => {}
         }
         Ok(())
+    }
+}
+
+impl Drop for ProgressReporter {
+    fn drop(&mut self) {
+        // A command that ends without `Finished` (calibrate, an error) leaves no bar behind.
+        self.bar.finish_and_clear();
     }
 }

@@ -59,10 +59,7 @@ impl Bencher {
             black_box(f());
             last = Some(t.elapsed());
         }
-        let batch = match last {
-            Some(last) if last < MIN_SAMPLE => (MIN_SAMPLE.as_nanos() / last.as_nanos().max(1) + 1).min(1 << 20) as u64,
-            _ => 1,
-        };
+        let batch = batch_size(last);
         let mut per_call = Vec::with_capacity(self.iterations);
         for _ in 0..self.iterations {
             let t = Instant::now();
@@ -70,6 +67,35 @@ impl Bencher {
                 black_box(f());
             }
             per_call.push(t.elapsed().as_nanos() as f64 / batch as f64);
+        }
+        self.record_latencies(per_call);
+    }
+
+    /// Like [`iter`](Self::iter), for a routine that consumes its input (sorts a vector, drains
+    /// a queue): `setup` makes a fresh input for every call and is not timed. A fast routine
+    /// is timed in batches as in `iter`; each batch's inputs are all made before its clock
+    /// starts (so a batch holds up to `20 us / routine time` inputs at once) and its outputs
+    /// are dropped after the clock stops.
+    pub fn iter_batched<I, R>(&mut self, mut setup: impl FnMut() -> I, mut routine: impl FnMut(I) -> R) {
+        let mut last = None;
+        for _ in 0..self.warmup {
+            let input = setup();
+            let t = Instant::now();
+            let output = black_box(routine(black_box(input)));
+            last = Some(t.elapsed());
+            drop(output);
+        }
+        let batch = batch_size(last) as usize;
+        let mut per_call = Vec::with_capacity(self.iterations);
+        let mut outputs = Vec::with_capacity(batch);
+        for _ in 0..self.iterations {
+            let inputs: Vec<I> = (0..batch).map(|_| setup()).collect();
+            let t = Instant::now();
+            for input in inputs {
+                outputs.push(black_box(routine(black_box(input))));
+            }
+            per_call.push(t.elapsed().as_nanos() as f64 / batch as f64);
+            outputs.clear();
         }
         self.record_latencies(per_call);
     }
@@ -134,6 +160,15 @@ impl Bencher {
     }
 }
 
+/// Calls per timed sample: enough that a sample lasts [`MIN_SAMPLE`], judged by the last
+/// warm-up call; one call when there was no warm-up or the call is slow enough alone.
+fn batch_size(last_warmup: Option<Duration>) -> u64 {
+    match last_warmup {
+        Some(last) if last < MIN_SAMPLE => (MIN_SAMPLE.as_nanos() / last.as_nanos().max(1) + 1).min(1 << 20) as u64,
+        _ => 1,
+    }
+}
+
 fn mean(values: &[f64]) -> f64 {
     values.iter().sum::<f64>() / values.len().max(1) as f64
 }
@@ -184,6 +219,56 @@ mod tests {
             Duration::from_nanos(10)
         });
         assert_eq!(calls, 3);
+    }
+
+    /// The recorded per-call latency (ns) of a trivial routine whose setup waits `setup`.
+    fn batched_latency(iterations: usize, warmup: usize, setup: impl Fn()) -> (Vec<f64>, usize, usize) {
+        let (mut setups, mut calls) = (0, 0);
+        let mut b = Bencher::new(iterations, warmup);
+        b.iter_batched(
+            || {
+                setup();
+                setups += 1;
+                vec![3u8, 1, 2]
+            },
+            |mut v| {
+                calls += 1;
+                v.sort();
+                v
+            },
+        );
+        let latency = b.into_metrics().into_iter().find(|m| m.name == "latency_ns").unwrap();
+        (latency.iterations, setups, calls)
+    }
+
+    #[test]
+    fn iter_batched_does_not_time_the_setup() {
+        // One call per sample (no warm-up to size a batch): each sample would be >= 50 ms if
+        // the setup's sleep were timed. A sort of 3 bytes takes well under 5 ms even on a
+        // loaded machine, so the 10x margin cannot be crossed by noise.
+        let (samples, setups, calls) = batched_latency(3, 0, || std::thread::sleep(Duration::from_millis(50)));
+        assert_eq!((setups, calls), (3, 3), "one fresh input per call");
+        assert_eq!(samples.len(), 3);
+        for ns in samples {
+            assert!(ns < 5e6, "a sample of {ns} ns includes the 50 ms setup");
+        }
+    }
+
+    #[test]
+    fn iter_batched_keeps_setup_out_of_batched_samples_too() {
+        // After a warm-up the trivial routine is batched (many calls per sample), each call's
+        // input made by a 200 us busy setup; timing the setup would put every per-call value
+        // at >= 200 us.
+        let spin = || {
+            let t = Instant::now();
+            while t.elapsed() < Duration::from_micros(200) {}
+        };
+        let (samples, setups, calls) = batched_latency(3, 1, spin);
+        assert_eq!(setups, calls, "one fresh input per call");
+        assert!(calls > 1 + 3, "the fast routine was batched: {calls} calls");
+        for ns in samples {
+            assert!(ns < 20_000.0, "a per-call value of {ns} ns includes the 200 us setup");
+        }
     }
 
     #[test]

@@ -14,4 +14,4 @@ mod scenario;
 pub use bencher::{Bencher, Throughput};
 pub use registry::{Registration, registered};
 pub(crate) use scenario::SkipSignal;
-pub use scenario::{Body, CheckResult, Scenario, Variant, skip};
+pub use scenario::{Body, CheckResult, Scenario, Source, Variant, skip};

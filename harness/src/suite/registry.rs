@@ -2,6 +2,7 @@
 //! collects them. No central list to edit.
 
 use super::Scenario;
+use crate::errors::Error;
 
 /// One registration: a function producing scenarios, called once at discovery.
 pub struct Registration(fn() -> Vec<Scenario>);
@@ -15,11 +16,24 @@ impl Registration {
 
 inventory::collect!(Registration);
 
-/// Every scenario registered in this binary, sorted by name.
-pub fn registered() -> Vec<Scenario> {
-    let mut all: Vec<Scenario> = inventory::iter::<Registration>.into_iter().flat_map(|r| (r.0)()).collect();
+/// Every scenario registered in this binary, sorted by name. Two with the same name are an
+/// [`Error::DuplicateScenario`] naming where each was built: which one a filter or a detect
+/// verdict meant would otherwise be a guess.
+pub fn registered() -> Result<Vec<Scenario>, Error> {
+    let all: Vec<Scenario> = inventory::iter::<Registration>.into_iter().flat_map(|r| (r.0)()).collect();
+    unique_by_name(all)
+}
+
+fn unique_by_name(mut all: Vec<Scenario>) -> Result<Vec<Scenario>, Error> {
     all.sort_by(|a, b| a.name.cmp(&b.name));
-    all
+    match all.windows(2).find(|w| w[0].name == w[1].name) {
+        Some(w) => Err(Error::DuplicateScenario {
+            name: w[0].name.clone(),
+            first: w[0].source.to_string(),
+            second: w[1].source.to_string(),
+        }),
+        None => Ok(all),
+    }
 }
 
 /// Register one scenario: `harness::scenario!(Scenario::check("name", f));`
@@ -40,4 +54,32 @@ macro_rules! scenarios {
             $crate::suite::Registration::new(|| ::std::iter::IntoIterator::into_iter(($f)()).collect())
         }
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_repeated_name_names_both_places() {
+        let a = Scenario::check("x", || ());
+        let b = Scenario::check("x", || ());
+        let (la, lb) = (a.source.line, b.source.line);
+        assert_ne!(la, lb);
+        let Err(err) = unique_by_name(vec![Scenario::check("y", || ()), a, b]) else {
+            panic!("a repeated name was accepted");
+        };
+        let err = err.to_string();
+        assert!(err.contains(&format!("registry.rs:{la}")), "{err}");
+        assert!(err.contains(&format!("registry.rs:{lb}")), "{err}");
+        assert!(err.contains("\"x\""), "{err}");
+    }
+
+    #[test]
+    fn distinct_names_come_back_sorted() {
+        let Ok(all) = unique_by_name(vec![Scenario::check("b", || ()), Scenario::check("a", || ())]) else {
+            panic!("distinct names were refused");
+        };
+        assert_eq!(all.iter().map(|s| s.name()).collect::<Vec<_>>(), ["a", "b"]);
+    }
 }

@@ -1,7 +1,8 @@
 //! `Scenario`: a named check or measurement with its options, and its env-matrix `Variant`s.
 
 use std::collections::BTreeMap;
-use std::fmt::Display;
+use std::fmt::{self, Display};
+use std::panic::Location;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -44,11 +45,28 @@ pub fn skip(reason: impl Into<String>) -> ! {
     std::panic::resume_unwind(Box::new(SkipSignal(reason.into())))
 }
 
+/// Where a scenario was built in its suite's source: the [`Scenario::check`] or
+/// [`Scenario::measure`] call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Source {
+    /// The source file, as `file!()` gives it.
+    pub file: &'static str,
+    /// The line of the call.
+    pub line: u32,
+}
+
+impl Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}", self.file, self.line)
+    }
+}
+
 /// A named check or measurement, with its options. Build with [`Scenario::check`] or
 /// [`Scenario::measure`] and the builder methods.
 #[derive(Clone)]
 pub struct Scenario {
     pub(crate) name: String,
+    pub(crate) source: Source,
     pub(crate) body: Body,
     pub(crate) env_matrix: Vec<(String, Vec<String>)>,
     pub(crate) timeout: Option<Duration>,
@@ -59,18 +77,26 @@ pub struct Scenario {
 
 impl Scenario {
     /// A check named `name`. `f` returns `()` or `Result<(), E: Display>`; a panic fails it.
+    #[track_caller]
     pub fn check<R: CheckResult>(name: impl Into<String>, f: impl Fn() -> R + Send + Sync + 'static) -> Self {
         Self::new(name.into(), Body::Check(Arc::new(move || f().into_result())))
     }
 
     /// A measurement named `name`: `f` drives the [`Bencher`] it is given.
+    #[track_caller]
     pub fn measure(name: impl Into<String>, f: impl Fn(&mut Bencher) + Send + Sync + 'static) -> Self {
         Self::new(name.into(), Body::Measure(Arc::new(f)))
     }
 
+    #[track_caller]
     fn new(name: String, body: Body) -> Self {
+        let caller = Location::caller();
         Scenario {
             name,
+            source: Source {
+                file: caller.file(),
+                line: caller.line(),
+            },
             body,
             env_matrix: Vec::new(),
             timeout: None,
@@ -118,6 +144,11 @@ impl Scenario {
     /// The base name, without variant suffix.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// Where it was built (the `check` or `measure` call).
+    pub fn source(&self) -> Source {
+        self.source
     }
 
     /// Check or measure.

@@ -27,23 +27,8 @@ pub(crate) fn reproduce(out: &mut String, label: &str, command: &[String]) {
         out,
         "<p class=\"label\">{}</p><pre class=\"cmd\"><code>{}</code></pre>",
         e(label),
-        e(&shell_join(command))
+        e(&crate::reproduce::shell_line(command))
     );
-}
-
-/// The command as a shell line: arguments with anything beyond `[A-Za-z0-9_./:=,+-]` quoted.
-pub(crate) fn shell_join(args: &[String]) -> String {
-    args.iter()
-        .map(|a| {
-            let plain = !a.is_empty() && a.chars().all(|c| c.is_ascii_alphanumeric() || "_./:=,+-".contains(c));
-            if plain {
-                a.clone()
-            } else {
-                format!("'{}'", a.replace('\'', r"'\''"))
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 pub(crate) fn pct(x: f64) -> String {
@@ -68,12 +53,6 @@ pub(crate) fn chip(out: &mut String, n: usize, word: &str, cls: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn shell_join_quotes_what_the_shell_would_split() {
-        let args = ["run".to_string(), "--seed".into(), "7".into(), "a b".into(), "it's".into()];
-        assert_eq!(shell_join(&args), r"run --seed 7 'a b' 'it'\''s'");
-    }
 
     #[test]
     fn class_names_cannot_carry_markup() {

@@ -13,7 +13,6 @@ mod markup;
 mod page;
 mod plot;
 mod section;
-pub(crate) use markup::shell_join;
 
 use std::path::{Path, PathBuf};
 
