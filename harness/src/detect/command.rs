@@ -50,15 +50,11 @@ pub fn run_detect(
     let several = targets.len() > 1;
     let mut entries = Vec::new();
     for (target, selected) in &chosen {
-        eprintln!(
-            "detect: {} scenarios of {} (seed {})",
-            selected.len(),
-            target.describe(),
-            config.seed
-        );
+        let label = target.cargo_label();
+        let name = label.as_ref().map_or_else(|| target.describe(), |(p, b)| format!("{p}/{b}"));
+        eprintln!("detect: {} scenarios of {name} (seed {})", selected.len(), config.seed);
         let mut r = detect(target.as_ref(), selected, config, &mut executor, events)?;
         super::reproduce::attach(&mut r.entries, target.as_ref());
-        let label = target.cargo_label();
         let binary = label.as_ref().map(|l| l.1.clone()).or_else(|| several.then(|| target.describe()));
         merge(&mut entries, &mut run, r, binary, label.map(|l| l.0));
     }
