@@ -60,7 +60,7 @@ fn main() {
         }
     }
     let t = Instant::now();
-    let summaries = harness::run::summarize_runs(&runs);
+    let summaries = harness::model::summarize_runs(&runs);
     let summarize_s = t.elapsed().as_secs_f64();
     let results = ResultsFile {
         meta: RunMeta {
@@ -78,6 +78,7 @@ fn main() {
             started_at: "2025-01-01T00:00:00Z".into(),
             finished_at: "2025-01-01T01:00:00Z".into(),
             host: HostInfo::default(),
+            plan: None,
         },
         summaries,
         runs,

@@ -77,6 +77,30 @@ pub enum Error {
         /// What went wrong.
         detail: String,
     },
+    /// The history database cannot be opened, read or written (damaged, locked, newer schema).
+    #[error("history database '{}': {detail}", path.display())]
+    History {
+        /// The database file (--db).
+        path: PathBuf,
+        /// What failed.
+        detail: String,
+    },
+    /// The run is already in the history.
+    #[error("history database '{}' already holds this run (id {id}, started {started_at}); nothing added", path.display())]
+    HistoryDuplicate {
+        /// The database file (--db).
+        path: PathBuf,
+        /// The stored run's id.
+        id: i64,
+        /// The run's start time.
+        started_at: String,
+    },
+    /// Shard directories given to `merge` do not make one whole plan.
+    #[error("cannot merge: {detail}")]
+    Merge {
+        /// Which shard, and what is wrong with it.
+        detail: String,
+    },
     /// Any other I/O failure, with what was being done.
     #[error("{what}: {source}")]
     Io {

@@ -1,30 +1,32 @@
 //! harness: scenarios (checks and measurements) run in fresh processes, in a seeded shuffled
 //! order, repeated, with a confidence interval on every measurement.
 //!
-//! Pipeline: [`suite`] (what users write) -> [`plan`] (which runs, what order) -> [`execute`]
+//! Pipeline: `suite` (what users write: [`Scenario`], [`Bencher`], the `scenario!` macros) -> [`plan`] (which runs, what order) -> [`execute`]
 //! (one process per run) -> [`events`] -> [`report`]; [`model`] holds the records every stage
 //! passes along and [`stats`] the statistics.
 #![warn(missing_docs)]
 
 pub mod cargo;
-pub mod cli;
+pub(crate) mod cli;
 mod clock;
-pub mod compare;
+pub(crate) mod compare;
 pub mod errors;
 pub mod events;
 pub mod execute;
-pub mod host;
+pub(crate) mod history;
+pub(crate) mod host;
+pub(crate) mod merge;
 pub mod model;
 pub mod detect;
 pub mod plan;
 pub mod report;
 mod reproduce;
-pub mod run;
+pub(crate) mod run;
 pub mod stats;
-pub mod suite;
+mod suite;
 
 pub use model::{Better, Unit};
-pub use suite::{Bencher, Scenario, Throughput, skip};
+pub use suite::{Bencher, CheckResult, Scenario, Source, Throughput, skip};
 
 use std::process::ExitCode;
 
@@ -57,5 +59,6 @@ pub fn main() -> ExitCode {
 
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::suite::Registration;
     pub use inventory;
 }

@@ -7,6 +7,9 @@ use std::process::Command;
 
 use serde_json::Value;
 
+#[path = "common/interpose.rs"]
+mod common;
+
 /// name -> (verdict, polluters, state_setters, cleaners)
 type Model = &'static [(
     &'static str,
@@ -100,6 +103,29 @@ fn check_model(entries: &[Value], model: Model) {
     }
 }
 
+/// `(kind, name, culprit)` of each mechanism, sorted.
+fn mechanisms(e: &Value) -> Vec<(String, String, String)> {
+    let mut m: Vec<(String, String, String)> = e["mechanism"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            let s = |k: &str| m[k].as_str().unwrap().to_owned();
+            (s("kind"), s("name"), s("culprit"))
+        })
+        .collect();
+    m.sort();
+    m
+}
+
+fn memory(culprit: &str) -> (String, String, String) {
+    (
+        "memory".into(),
+        "in-process state (no env, cwd or file effect observed)".into(),
+        culprit.into(),
+    )
+}
+
 fn hazard_names(e: &Value) -> Vec<String> {
     e["hazards"]
         .as_array()
@@ -113,6 +139,7 @@ fn hazard_names(e: &Value) -> Vec<String> {
 fn fixture_suite_verdicts_culprits_hazards_and_value_shift() {
     let dir = out_dir("suite");
     let status = Command::new(env!("CARGO_BIN_EXE_fixture_order"))
+        .env("HARNESS_INTERPOSE_LIB", common::interpose_lib())
         .args([
             "detect",
             "--seed",
@@ -135,6 +162,22 @@ fn fixture_suite_verdicts_culprits_hazards_and_value_shift() {
     assert_eq!(hazard_names(entry(&entries, "e_polluter_env")), ["FIXTURE_ORDER_POLLUTED"]);
     assert_eq!(hazard_names(entry(&entries, "o_cwd_changer")), ["<cwd>"]);
     assert!(hazard_names(entry(&entries, "a_pass")).is_empty());
+    // Mechanisms: the interposer in the suite child plus the child's own snapshots.
+    let s = |x: &str| x.to_owned();
+    assert_eq!(
+        mechanisms(entry(&entries, "g_victim_env")),
+        [(s("env"), s("FIXTURE_ORDER_POLLUTED"), s("e_polluter_env"))]
+    );
+    let cwd = mechanisms(entry(&entries, "p_victim_cwd"));
+    assert_eq!(cwd.len(), 1, "{cwd:?}");
+    assert_eq!((cwd[0].0.as_str(), cwd[0].2.as_str()), ("cwd", "o_cwd_changer"));
+    assert_eq!(Path::new(&cwd[0].1), std::env::temp_dir().canonicalize().unwrap());
+    assert_eq!(mechanisms(entry(&entries, "b_victim_of_late")), [memory("z_polluter_late")]);
+    assert_eq!(mechanisms(entry(&entries, "k_brittle")), [memory("d_state_setter")]);
+    assert_eq!(
+        mechanisms(entry(&entries, "m_victim_two")),
+        [memory("c_polluter_one"), memory("x_polluter_two")]
+    );
     // The crasher ended shared processes, yet everything after it got a verdict (the model above).
     let crash = &entry(&entries, "h_crasher")["evidence"];
     assert!(crash.as_array().unwrap().iter().any(|e| e["outcome"] == "crashed"));
@@ -179,20 +222,7 @@ fn exit_status_says_whether_anything_but_pass_was_found() {
 
 /// The `fixture_planted` test binary cargo built next to this one.
 fn planted_binary() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let deps = exe.parent().unwrap();
-    std::fs::read_dir(deps)
-        .unwrap()
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| {
-            let n = p.file_name().unwrap().to_string_lossy();
-            n.starts_with("fixture_planted-") && p.extension().is_none()
-        })
-        .max_by_key(|p| p.metadata().and_then(|m| m.modified()).ok())
-        .expect(
-            "fixture_planted test binary (cargo test -p harness builds it; alone: cargo test -p harness --test fixture_planted --no-run)",
-        )
+    common::test_binary("fixture_planted")
 }
 
 #[test]
@@ -200,6 +230,7 @@ fn libtest_binary_verdicts_and_culprits() {
     let dir = out_dir("libtest");
     let status = Command::new(env!("CARGO_BIN_EXE_harness"))
         .env("HARNESS_FIXTURE", "1")
+        .env("HARNESS_INTERPOSE_LIB", common::interpose_lib())
         .env_remove("HARNESS_FIXTURE_HANG")
         .args([
             "detect",
@@ -222,6 +253,16 @@ fn libtest_binary_verdicts_and_culprits() {
     // alpha_victim_of_zulu's polluter sorts after it: name order alone never shows it.
     check_model(&entries, LIBTEST_MODEL);
     assert!(entries.iter().all(|e| e["hazards"].as_array().unwrap().is_empty()));
+    let s = |x: &str| x.to_owned();
+    assert_eq!(
+        mechanisms(entry(&entries, "golf_victim_env")),
+        [(s("env"), s("FIXTURE_PLANTED_POLLUTED"), s("echo_polluter_env"))]
+    );
+    let cwd = mechanisms(entry(&entries, "papa_victim_cwd"));
+    assert_eq!(cwd.len(), 1, "{cwd:?}");
+    assert_eq!((cwd[0].0.as_str(), cwd[0].2.as_str()), ("cwd", "lima_cwd_changer"));
+    assert_eq!(mechanisms(entry(&entries, "alpha_victim_of_zulu")), [memory("zulu_polluter")]);
+    assert_eq!(mechanisms(entry(&entries, "kilo_brittle")), [memory("charlie_state_setter")]);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

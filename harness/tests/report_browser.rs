@@ -1,10 +1,15 @@
 //! The HTML report in a real browser: headless Chromium loads a report with every section,
 //! its script runs without errors, the charts are in the DOM, and a screenshot is taken.
-//! Skips (and says so) where Chromium is not installed.
+//!
+//! A `harness = false` target (libtest-mimic), so a missing Chromium shows in cargo's summary as
+//! `ignored (chromium not installed ...)` instead of a pass. With `HARNESS_REQUIRE_CHROMIUM=1`
+//! (set by `.ci/run`) a missing Chromium fails the test.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+
+use libtest_mimic::{Arguments, Completion, Failed, Trial};
 
 #[path = "common/report_fixture.rs"]
 mod report_fixture;
@@ -97,18 +102,32 @@ fn page_errors(stderr: &str) -> Vec<&str> {
         .collect()
 }
 
-#[test]
-fn report_renders_in_headless_chromium() {
-    let Some(chromium) = chromium() else {
-        println!("SKIPPED: chromium not installed (apt-get install chromium)");
-        return;
-    };
+/// Set by CI: a missing Chromium is then a failure, not a skip.
+const REQUIRE_VAR: &str = "HARNESS_REQUIRE_CHROMIUM";
+
+fn main() -> std::process::ExitCode {
+    let trial = Trial::ignorable_test("report_renders_in_headless_chromium", || match chromium() {
+        Some(chromium) => {
+            report_renders_in_headless_chromium(&chromium);
+            Ok(Completion::Completed)
+        }
+        None if std::env::var_os(REQUIRE_VAR).is_some_and(|v| v == "1") => Err(Failed::from(format!(
+            "{REQUIRE_VAR}=1 but chromium is not installed (apt-get install chromium)"
+        ))),
+        None => Ok(Completion::ignored_with(format!(
+            "chromium not installed; apt-get install chromium, {REQUIRE_VAR}=1 makes this a failure"
+        ))),
+    });
+    libtest_mimic::run(&Arguments::from_args(), vec![trial]).exit_code()
+}
+
+fn report_renders_in_headless_chromium(chromium: &Path) {
     let work = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("report_browser");
     let _ = std::fs::remove_dir_all(&work);
     std::fs::create_dir_all(&work).unwrap();
     let page = full_report(&work);
 
-    let (dom, stderr) = headless(&chromium, &work.join("profile-dom"), &["--dump-dom"], &page);
+    let (dom, stderr) = headless(chromium, &work.join("profile-dom"), &["--dump-dom"], &page);
     let body = dom
         .find("<body")
         .map(|i| &dom[i..dom[i..].find('>').map_or(dom.len(), |j| i + j)])
@@ -130,7 +149,7 @@ fn report_renders_in_headless_chromium() {
 
     let shot = work.join("report.png");
     let (_, stderr) = headless(
-        &chromium,
+        chromium,
         &work.join("profile-shot"),
         &[&format!("--screenshot={}", shot.display())],
         &page,

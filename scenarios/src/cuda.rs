@@ -17,10 +17,13 @@ use harness::{Bencher, Scenario, Throughput, Unit};
 
 /// The race buffer's size in MiB, from `SCENARIOS_CUDA_RACE_MIB` (default below): the fill must
 /// still be running when the readback starts, and how long that takes differs between machines.
-/// On the H200 (2026-12-02 sweep, docs/gpu.md) 256 MiB never raced alone, 384 raced only after
-/// the warm-up sibling, 512 raced in 20% of isolated runs (detect: flaky), 768 and up always.
+/// On an H200 on 2026-12-02, 512 MiB raced in 4 of 20 isolated runs; on 2026-12-03 in 18 of 20
+/// (docs/gpu.md). So the race scenarios sweep the size as env-matrix variants ([`RACE_SWEEP_MIB`])
+/// and `scripts/race_sweep.py` reads detect's verdict per size.
 const RACE_MIB_VAR: &str = "SCENARIOS_CUDA_RACE_MIB";
 const RACE_MIB_DEFAULT: usize = 512;
+/// Fill sizes of the race scenarios' variants: from sizes the fill usually wins to sizes it loses.
+const RACE_SWEEP_MIB: [&str; 6] = ["64", "128", "256", "384", "512", "1024"];
 
 fn race_words() -> usize {
     let mib = match std::env::var(RACE_MIB_VAR) {
@@ -76,13 +79,16 @@ fn driver(call: &'static str, r: sys::CUresult) {
 }
 
 harness::scenarios!(|| vec![
-    Scenario::check("cuda/race/context_warm_up_sibling", warm_up_sibling),
+    // Both race scenarios carry the same size variants: variants with the same env form one
+    // process set for detect, so each size gets its own verdict with the sibling beside it.
+    Scenario::check("cuda/race/context_warm_up_sibling", warm_up_sibling).env(RACE_MIB_VAR, RACE_SWEEP_MIB),
     // A deliberate race, kept out of the default run so the suite stays green on a GPU machine:
     // `scenarios detect cuda/race --include-ignored` is what it is for.
     Scenario::check(
         "cuda/race/legacy_readback_after_nonblocking_fill",
         legacy_readback_after_nonblocking_fill
     )
+    .env(RACE_MIB_VAR, RACE_SWEEP_MIB)
     .ignore("a deliberate cross-stream race for detect: run `detect cuda/race --include-ignored`"),
     Scenario::check("cuda/test_stream/readback_is_complete", test_stream_readback_is_complete),
     Scenario::measure("cuda/graph/captures", graph_captures).env("ENGINE_CUDA_GRAPH", ["0", "1"]),
@@ -94,8 +100,8 @@ harness::scenarios!(|| vec![
     Scenario::measure("cuda/decode/eager_launch", |b| decode_latency(b, LaunchMode::Eager)),
 ]);
 
-/// Warms what the race check uses (context, a 256 MiB buffer, legacy-stream copies) in the same
-/// process. Its name sorts before the race check's, so an in-suite run puts it first.
+/// Warms what the race check uses (context, a buffer of the same size, legacy-stream copies) in
+/// the same process. Its name sorts before the race check's, so an in-suite run puts it first.
 fn warm_up_sibling() {
     let ctx = gpu();
     let stream = ok(ctx.new_stream().map_err(CudaError::driver("cuStreamCreate")));

@@ -1,10 +1,17 @@
 //! This machine's ceilings, measured in the same run as the kernels: `peak/fma_f32/threads=N`
-//! (`gflop_per_s`, AVX2+FMA where available) and `peak/triad/threads=N` (`gbytes_per_s`, STREAM triad).
+//! (`gflop_per_s`, AVX2+FMA where available) and `peak/triad/threads=N` (`gbytes_per_s`, STREAM triad),
+//! and `peak/matmul_f32_of_fma/threads=N/MxKxN`: the matmul's share of the FMA peak, both measured in
+//! the same process, so the ratio gets an interval across processes instead of dividing two centres.
 
-use engine::cpu::peak::{self, DEFAULT_TRIAD_LEN, FmaIsa};
-use harness::{Scenario, Throughput};
+use std::time::{Duration, Instant};
 
-use crate::inputs::thread_counts;
+use engine::cpu::{
+    self,
+    peak::{self, DEFAULT_TRIAD_LEN, FmaIsa},
+};
+use harness::{Bencher, Better, Scenario, Throughput, Unit};
+
+use crate::inputs::{random_vec, thread_counts};
 
 /// FMA rounds per thread per sample: 384 MFLOP per thread with AVX2, a few ms on a ~3 GHz core.
 const FMA_ITERS: u64 = 2_000_000;
@@ -32,7 +39,47 @@ harness::scenarios!(|| {
                     b.throughput(Throughput::Bytes(peak::triad_bytes(DEFAULT_TRIAD_LEN)));
                     b.iter(|| peak::triad(&mut a, &x, &y, 3.0, threads));
                 }),
+                Scenario::measure(format!("peak/matmul_f32_of_fma/threads={threads}/32x1024x1024"), move |b| {
+                    matmul_of_fma_peak(b, threads, (32, 1024, 1024));
+                }),
             ]
         })
         .collect::<Vec<_>>()
 });
+
+/// Each iteration times one f32 matmul call, then one FMA probe on the same threads, so drift and
+/// load hit both. Reports the matmul's `latency_ns` / `gflop_per_s`, `fma_gflop_per_s`, and
+/// `of_fma_peak` (%): the process's matmul rate over its FMA rate, each work over mean time.
+fn matmul_of_fma_peak(b: &mut Bencher, threads: usize, (m, k, n): (usize, usize, usize)) {
+    let isa = FmaIsa::best_avx2_or_portable();
+    let a = random_vec::<f32>(m * k, 1);
+    let w = random_vec::<f32>(k * n, 2);
+    let mut c = vec![0f32; m * n];
+    let (mut mm, mut fma) = (Vec::<Duration>::new(), Vec::<Duration>::new());
+    let mut fma_work = 0;
+    b.throughput(Throughput::Flops(cpu::matmul_flops(m, k, n)));
+    b.iter_timed(|| {
+        let start = Instant::now();
+        cpu::matmul_into(&a, &w, &mut c, (m, k, n), threads).expect("shapes match");
+        mm.push(start.elapsed());
+        let probe = peak::measure_fma_peak(isa, threads, FMA_ITERS);
+        fma_work = probe.work;
+        fma.push(probe.elapsed);
+        *mm.last().expect("just pushed")
+    });
+    // Warm-up iterations ran first: keep the measured ones. Rates are work over mean time, as the
+    // harness derives `gflop_per_s`.
+    let measured = |d: &[Duration]| {
+        let d = &d[d.len() - b.iterations()..];
+        d.iter().map(Duration::as_secs_f64).sum::<f64>() / d.len() as f64
+    };
+    let mm_rate = cpu::matmul_flops(m, k, n) as f64 / measured(&mm) / 1e9;
+    let fma_rate = fma_work as f64 / measured(&fma) / 1e9;
+    b.record_iterations("fma_gflop_per_s", Unit::GFlopsPerSec, Better::Higher, vec![fma_rate]);
+    b.record_iterations(
+        "of_fma_peak",
+        Unit::Other("%".into()),
+        Better::Higher,
+        vec![100.0 * mm_rate / fma_rate],
+    );
+}

@@ -77,9 +77,9 @@ harness::scenarios!(|| (0..4)
     .map(|i| Scenario::check(format!("slow/s{i}"), || std::thread::sleep(Duration::from_millis(150))))
     .collect::<Vec<_>>());
 
-// A process settles on one of two levels (alternating, through a counter file) and its
-// iterations vary by 1% around it: the shape of a benchmark that jumps between two levels
-// from one process to the next.
+// A process settles on one of two levels, 1.0 or 1.3, drawn with probability 1/2 from
+// FIXTURE_LEVEL_SEED and its index (a counter file), and its iterations vary by 1% around it: the
+// shape of a benchmark that jumps between two levels from one process to the next.
 harness::scenario!(Scenario::measure("measure/two_level", |b| {
     let path = std::env::var("FIXTURE_COUNTER").unwrap_or_else(|_| "/dev/null".into());
     let count = std::fs::read_to_string(&path)
@@ -87,12 +87,25 @@ harness::scenario!(Scenario::measure("measure/two_level", |b| {
         .and_then(|s| s.trim().parse::<u64>().ok())
         .unwrap_or(0);
     let _ = std::fs::write(&path, (count + 1).to_string());
-    let level = if count.is_multiple_of(2) { 1.0 } else { 1.3 };
+    let seed: u64 = std::env::var("FIXTURE_LEVEL_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0);
+    let level = if splitmix(seed.wrapping_mul(1_000_003).wrapping_add(count)) & 1 == 0 {
+        1.0
+    } else {
+        1.3
+    };
     let values = (0..b.iterations())
         .map(|i| level * (1.0 + 0.01 * ((i % 5) as f64 - 2.0) / 2.0))
         .collect();
     b.record_iterations("level", Unit::Other("units".into()), harness::Better::Lower, values);
 }));
+
+/// SplitMix64's output function: a well-mixed 64-bit hash of `x`.
+fn splitmix(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
 
 /// A per-process value from the pid, spread uniformly over [0, 1): different in every process.
 fn per_process_uniform() -> f64 {

@@ -33,6 +33,10 @@ pub enum Command {
     Compare(super::compare_args::CompareArgs),
     /// Run a binary against itself to measure each scenario's noise band (calibration.json).
     Calibrate(super::compare_args::CalibrateArgs),
+    /// Keep finished runs in a SQLite history and find change points across them.
+    History(super::history_args::HistoryArgs),
+    /// Rebuild one result set from the shard directories of a `--partition`ed run.
+    Merge(super::history_args::MergeArgs),
     /// Re-render index.html of a run, detect or compare directory from its results files.
     Report(ReportArgs),
 }
@@ -165,4 +169,7 @@ pub struct RunArgs {
     /// Run the #[test]s of an ordinary libtest binary, one process each.
     #[arg(long, value_name = "PATH")]
     pub test_bin: Option<PathBuf>,
+    /// --partition, --resume, --history.
+    #[command(flatten)]
+    pub shards: super::history_args::ShardArgs,
 }

@@ -32,6 +32,9 @@ fn options(a: &DetectArgs, own: Vec<Listed>, given: Option<Vec<Box<dyn OrderTarg
     config.iterations = m.iterations;
     config.warmup = m.warmup;
     config.timeout = Some(m.timeout);
+    config.partition = a.partition;
+    config.interpose_requested = !a.no_interpose;
+    config.interpose = if a.no_interpose { None } else { crate::detect::preload::locate() };
     let targets: Vec<Box<dyn OrderTarget>> = if let Some(given) = given {
         given
     } else if !a.test_bin.is_empty() {

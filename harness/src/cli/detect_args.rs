@@ -34,7 +34,14 @@ pub struct DetectArgs {
     /// Isolated runs of each scenario (R; measurements get at least 5).
     #[arg(long, value_name = "R", value_parser = count::<1>, default_value = "3")]
     pub isolated: usize,
+    /// Detect only shard K of N: env groups (and test binaries), which never share a process,
+    /// are dealt round-robin to the shards; give every shard the same --seed.
+    #[arg(long, value_name = "K/N", value_parser = clap::value_parser!(crate::plan::Partition))]
+    pub partition: Option<crate::plan::Partition>,
     /// Exit 0 even when something other than `pass` was found.
     #[arg(long)]
     pub no_fail: bool,
+    /// Do not preload libharness_interpose.so (no env/cwd/file observation, so no `mechanism`).
+    #[arg(long)]
+    pub no_interpose: bool,
 }

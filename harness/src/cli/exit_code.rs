@@ -23,10 +23,11 @@ impl ExitCodes {
             Error::InvalidFlag { .. } | Error::NothingMatched { .. } | Error::BadResultsFile { .. } => Self::USAGE,
             Error::NotASuite { .. } | Error::NotATestBinary { .. } | Error::NoResults { .. } => Self::USAGE,
             Error::Cargo { .. } => Self::USAGE,
+            Error::HistoryDuplicate { .. } | Error::Merge { .. } => Self::USAGE,
             Error::DuplicateScenario { .. } => Self::USAGE,
             // An output directory that cannot be created or written is an I/O failure, as the
             // README documents, even when the path was the user's choice.
-            Error::OutDir { .. } | Error::Io { .. } => Self::HARNESS,
+            Error::OutDir { .. } | Error::Io { .. } | Error::History { .. } => Self::HARNESS,
         }
     }
 }

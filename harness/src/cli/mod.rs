@@ -2,6 +2,9 @@
 //! validates and applies each command's defaults, `exit_code` maps results and errors to exit
 //! statuses, `libtest_mode` answers test runners (nextest, `cargo test`). Nothing below `cli/`
 //! sees clap types.
+//!
+//! The only module that maps outcomes to exit codes ([`ExitCodes`]) and wires reporters onto each
+//! command; may import everything, and nothing imports it.
 
 pub(crate) mod args;
 mod compare;
@@ -9,6 +12,8 @@ mod compare_args;
 pub(crate) mod detect;
 pub(crate) mod detect_args;
 mod exit_code;
+mod history;
+mod history_args;
 mod libtest_mode;
 mod list;
 mod options;
@@ -63,6 +68,8 @@ fn dispatch(args: Args, variants: &[Variant]) -> Result<u8, Error> {
     let run_args = match args.command {
         Some(args::Command::Run(r)) => r,
         Some(args::Command::Report(r)) => return report_command(&r),
+        Some(args::Command::History(h)) => return history::run(&h),
+        Some(args::Command::Merge(m)) => return history::merge(&m),
         Some(args::Command::Detect(d)) => return detect::run(&d, list::listed(variants)),
         Some(args::Command::Compare(c)) => return compare::compare(&compare_args::compare_options(&c, !variants.is_empty())?),
         Some(args::Command::Calibrate(c)) => {
@@ -100,10 +107,16 @@ pub(crate) fn run_command(run_args: args::RunArgs, own: Vec<Listed>, given: Opti
             filters: opts.selection.filters.clone(),
         });
     }
-    let out = OutDir::create(opts.out.as_deref())?;
     let mut config = opts.config;
+    if let Some(dir) = &run_args.shards.resume {
+        config.resume = Some(resume_from(dir, &mut config)?);
+    }
+    let out = OutDir::create(opts.out.as_deref())?;
     config.scratch = out.scratch()?;
     let mut jsonl = JsonlWriter::new(out.file("results.jsonl"));
+    if config.resume.is_some() {
+        jsonl = jsonl.appending();
+    }
     let mut json = JsonWriter::new(out.file("results.json"));
     let mut csv = CsvWriter::new(out.file("results.csv"));
     let mut progress = ProgressReporter::default();
@@ -112,6 +125,10 @@ pub(crate) fn run_command(run_args: args::RunArgs, own: Vec<Listed>, given: Opti
     let mut junit = crate::report::JunitWriter::new(out.file("junit.xml"));
     let mut reporters = Reporters::new();
     reporters.push(&mut jsonl).push(&mut json).push(&mut csv).push(&mut progress).push(&mut summary).push(&mut junit).push(&mut html);
+    let mut history = opts.history.map(|(db, label)| crate::history::HistoryReporter::new(db, label));
+    if let Some(h) = &mut history {
+        reporters.push(h);
+    }
     let results = crate::run::run(target.as_ref(), &selected, &config, &mut reporters)?;
     for l in &ignored {
         // Like libtest: say what was left out and why (run them with --ignored / --include-ignored).
@@ -121,6 +138,19 @@ pub(crate) fn run_command(run_args: args::RunArgs, own: Vec<Listed>, given: Opti
     println!("results: {}", out.path().display());
     let failed = results.summaries.iter().any(|s| s.verdict.is_failure());
     Ok(if failed { ExitCodes::FAILURES } else { ExitCodes::OK })
+}
+
+/// The interrupted run in `dir`: its seed and command replace this invocation's.
+fn resume_from(dir: &std::path::Path, config: &mut crate::run::RunConfig) -> Result<crate::run::Resume, Error> {
+    let prior = crate::report::read_results(dir)?;
+    config.seed = prior.meta.seed;
+    config.command = prior.meta.command.clone();
+    Ok(crate::run::Resume {
+        dir: dir.to_owned(),
+        started_at: prior.meta.started_at,
+        plan: prior.meta.plan,
+        records: prior.runs,
+    })
 }
 
 fn report_command(r: &args::ReportArgs) -> Result<u8, Error> {

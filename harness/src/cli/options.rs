@@ -104,6 +104,8 @@ pub(crate) struct RunOptions {
     pub measures_only: bool,
     pub config: RunConfig,
     pub out: Option<PathBuf>,
+    /// `--history FILE` and its label.
+    pub history: Option<(PathBuf, Option<String>)>,
 }
 
 pub(crate) fn invalid(flag: &'static str, value: &str, reason: impl Into<String>) -> Error {
@@ -124,6 +126,11 @@ impl RunOptions {
                 &a.max_repeat.to_string(),
                 format!("is below --repeat {repeat_measures}"),
             ));
+        }
+        if let (Some(p), Some(_)) = (a.shards.partition, a.target_ci) {
+            // Adaptive repetition decides from each shard's own runs, so shards would not add
+            // up to one plan.
+            return Err(invalid("--partition", &p.to_string(), "cannot be combined with --target-ci"));
         }
         let target = match (&a.suite_bin, &a.test_bin) {
             (Some(p), _) => TargetChoice::Suite(existing("--suite-bin", p)?),
@@ -153,8 +160,11 @@ impl RunOptions {
                 max_repeat: a.max_repeat,
                 scratch: PathBuf::new(),
                 command: crate::reproduce::this_command(m.seed),
+                partition: a.shards.partition,
+                resume: None,
             },
-            out: m.out,
+            out: m.out.or_else(|| a.shards.resume.clone()),
+            history: a.shards.history.clone().map(|db| (db, a.shards.history_label.clone())),
         })
     }
 }

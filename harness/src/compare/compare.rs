@@ -20,7 +20,7 @@ use crate::errors::Error;
 use crate::events::{Done, Finding, Reporter, RunEvent};
 use crate::execute::{SuiteBinary, Target};
 use crate::model::{
-    CalibrationEntry, CompareEntry, CompareRun, CompareVerdict, FORMAT_VERSION, HostInfo, Listed, ResultsFile, RunMeta, RunRecord,
+    CalibrationEntry, CompareEntry, CompareRun, CompareVerdict, HostInfo, Listed, ResultsFile, RunMeta, RunRecord,
     ScenarioKind,
 };
 use crate::plan::Selection;
@@ -157,10 +157,8 @@ impl ComparePlan {
 /// What a comparison found.
 #[derive(Debug, Clone)]
 pub struct CompareOutcome {
-    /// The rows (`compare.json`).
+    /// The rows (`compare.json`; the run facts went to the reporters with `Done::Compare`).
     pub entries: Vec<CompareEntry>,
-    /// The run facts (`compare-run.json`).
-    pub run: CompareRun,
 }
 
 impl CompareOutcome {
@@ -240,7 +238,7 @@ pub fn run_compare(plan: ComparePlan, opts: &CompareOptions, out: &OutDir, event
         events.on_event(&RunEvent::Finding(Finding::Compare(e)))?;
     }
     events.on_event(&RunEvent::Finished(Done::Compare { entries: &entries, run: &run }))?;
-    Ok(CompareOutcome { entries, run })
+    Ok(CompareOutcome { entries })
 }
 
 /// Phase 2 of the interleaved design: the pairs, each side's runs also kept as a results
@@ -316,20 +314,17 @@ fn interleaved_runs(
 fn side_meta(binary: &str, settings: &RunSettings, command: &[String], host: &HostInfo) -> RunMeta {
     let now = clock::rfc3339(SystemTime::now());
     RunMeta {
-        format_version: FORMAT_VERSION,
-        harness_version: env!("CARGO_PKG_VERSION").to_owned(),
-        binary: binary.to_owned(),
-        command: command.to_vec(),
-        seed: settings.seed,
-        order: Vec::new(),
-        repeat: settings.runs,
-        iterations: settings.iterations,
-        warmup: settings.warmup,
-        target_ci: None,
-        test_threads: 1,
-        started_at: now.clone(),
-        finished_at: now,
-        host: host.clone(),
+        finished_at: now.clone(),
+        ..RunMeta::started(
+            binary.to_owned(),
+            command.to_vec(),
+            settings.seed,
+            settings.runs,
+            settings.iterations,
+            settings.warmup,
+            now,
+            host.clone(),
+        )
     }
 }
 

@@ -8,6 +8,9 @@
 //! directories are compared unpaired (Welch on logs), which is the blocked design and says so.
 //! `calibrate` runs a binary against itself to measure each scenario's noise band.
 //! See docs/statistics.md, "Comparing builds".
+//!
+//! Owns the compare pipeline and its files (as reporters); may import `execute`, `events`, `model`,
+//! `plan`, `stats` and `report`'s writers; never `cli` (it returns a `CompareOutcome`).
 
 mod analyze;
 mod calibrate;
@@ -23,6 +26,6 @@ mod verdict;
 #[cfg(test)]
 mod simulation;
 
-pub use compare::{CalibrateOptions, CompareOptions, CompareOutcome, ComparePlan, PHASE, RunSettings, plan_compare, run_calibrate, run_compare};
+pub use compare::{CalibrateOptions, CompareOptions, RunSettings, plan_compare, run_calibrate, run_compare};
 pub use output::{CompareFiles, CompareSummary};
-pub use verdict::{ALPHA, DEFAULT_NOISE_FLOOR, POWER};
+pub use verdict::DEFAULT_NOISE_FLOOR;

@@ -12,7 +12,7 @@ use super::subject::OrderTarget;
 use crate::clock;
 use crate::errors::Error;
 use crate::events::{Done, Finding, Reporter, RunEvent};
-use crate::model::{DETECT_FORMAT_VERSION, DetectEntry, DetectRun, FORMAT_VERSION, Listed, OrderVerdict, RunCounts, RunMeta};
+use crate::model::{DETECT_FORMAT_VERSION, DetectEntry, DetectRun, Listed, OrderVerdict, RunCounts, RunMeta};
 use crate::plan::Selection;
 
 /// What `detect` found.
@@ -49,12 +49,18 @@ pub fn run_detect(
     let mut executor = config.executor();
     let several = targets.len() > 1;
     let mut entries = Vec::new();
+    let mut config = config.clone();
     for (target, selected) in &chosen {
         let label = target.cargo_label();
         let name = label.as_ref().map_or_else(|| target.describe(), |(p, b)| format!("{p}/{b}"));
         eprintln!("detect: {} scenarios of {name} (seed {})", selected.len(), config.seed);
-        let mut r = detect(target.as_ref(), selected, config, &mut executor, events)?;
-        super::reproduce::attach(&mut r.entries, target.as_ref());
+        let mut r = detect(*target, selected, &config, &mut executor, events)?;
+        super::reproduce::attach(&mut r.entries, *target);
+        if let Some(n) = super::preload::outcome_note(&target.describe(), r.preload) {
+            eprintln!("detect: {n}");
+            run.notes.push(n);
+        }
+        config.groups_before += selected.iter().map(|l| &l.env).collect::<std::collections::BTreeSet<_>>().len();
         let binary = label.as_ref().map(|l| l.1.clone()).or_else(|| several.then(|| target.describe()));
         merge(&mut entries, &mut run, r, binary, label.map(|l| l.0));
     }
@@ -68,13 +74,16 @@ pub fn run_detect(
     Ok(DetectOutcome { entries, run })
 }
 
+/// A target with the scenarios the selection picks from it.
+type Chosen<'t> = (&'t dyn OrderTarget, Vec<Listed>);
+
 /// Each target with the scenarios the selection picks from it; an error when none picks any.
-fn select<'t>(targets: &'t [Box<dyn OrderTarget>], selection: &Selection) -> Result<Vec<(&'t Box<dyn OrderTarget>, Vec<Listed>)>, Error> {
+fn select<'t>(targets: &'t [Box<dyn OrderTarget>], selection: &Selection) -> Result<Vec<Chosen<'t>>, Error> {
     let mut chosen = Vec::new();
     for target in targets {
         let (selected, _ignored) = selection.apply(&target.list()?);
         if !selected.is_empty() {
-            chosen.push((target, selected));
+            chosen.push((target.as_ref(), selected));
         }
     }
     if chosen.is_empty() {
@@ -88,11 +97,11 @@ fn select<'t>(targets: &'t [Box<dyn OrderTarget>], selection: &Selection) -> Res
 /// `detect-run.json` before anything ran: counts and schedules fill in as targets finish.
 fn detect_run(targets: &[Box<dyn OrderTarget>], config: &DetectConfig, command: Vec<String>, started: SystemTime) -> DetectRun {
     let kind = targets.first().map_or("suite", |t| t.kind_name());
-    let mut notes = Vec::new();
+    let mut notes = super::preload::config_notes(config);
     if kind == "libtest" {
         notes.push(
-            "libtest binaries have no hook inside the process: environment and current-directory changes are not observed \
-             (hazards are empty); a polluter found here may act through them"
+            "libtest binaries: hazards (variable values before and after) are not observed; what a culprit writes and a \
+             victim reads comes from the interposer, in each entry's mechanism"
                 .to_owned(),
         );
         notes.push(
@@ -116,22 +125,16 @@ fn detect_run(targets: &[Box<dyn OrderTarget>], config: &DetectConfig, command: 
 
 /// The facts every command's `Started` event carries.
 fn start_meta(run: &DetectRun, config: &DetectConfig) -> RunMeta {
-    RunMeta {
-        format_version: FORMAT_VERSION,
-        harness_version: env!("CARGO_PKG_VERSION").to_owned(),
-        binary: run.binary.clone(),
-        command: run.command.clone(),
-        seed: config.seed,
-        order: Vec::new(),
-        repeat: config.isolated,
-        iterations: config.iterations,
-        warmup: config.warmup,
-        target_ci: None,
-        test_threads: 1,
-        started_at: run.started_at.clone(),
-        finished_at: String::new(),
-        host: run.host.clone(),
-    }
+    RunMeta::started(
+        run.binary.clone(),
+        run.command.clone(),
+        config.seed,
+        config.isolated,
+        config.iterations,
+        config.warmup,
+        run.started_at.clone(),
+        run.host.clone(),
+    )
 }
 
 /// Add one target's result, its entries and schedules labelled with `binary`.

@@ -1,37 +1,47 @@
 //! `detect`, order dependence: does a scenario's result (or measured value) depend on what ran before it
-//! in the same process, and which scenario is the culprit. Entry point: [`detect`].
+//! in the same process, and which scenario is the culprit. Entry points: [`run_detect`] (the
+//! command, several targets) and [`detect`] (one target).
 //!
 //! Each scenario runs R times alone (the trusted reference) and in shared processes: the
 //! original order, its reverse and K seeded shuffles ([`schedule`]). [`classify`] turns the
 //! outcomes into pass / fail / flaky or a victim / brittle candidate; [`localize`] bisects the
 //! prefix that preceded a flip down to one culprit, confirms it by a two-scenario run and finds
 //! cleaners; [`values`] compares measured values in-suite with their isolated distribution;
-//! [`hazards`] lists env/cwd changes; [`report`] holds the reporters that write `detect.json`, `detect-run.json` and the summary;
-//! `command` drives several targets through one executor on the event seam.
+//! [`hazards`] lists env/cwd changes; [`mechanism`] says how each culprit acts (env, cwd, file or
+//! memory) from the [`footprint`]s the `LD_PRELOAD` interposer ([`preload`]) recorded; [`report`] holds the reporters that write `detect.json`,
+//! `detect-run.json` and the summary; `command` drives every target through one executor on the
+//! event seam.
 //! See docs/failure-modes.md for the method and its limits.
+//!
+//! May import `execute`, `events`, `model`, `plan`, `stats` and `report`'s writers; never `cli`
+//! (it returns a `DetectOutcome`).
 
-pub mod classify;
+pub(crate) mod classify;
 mod command;
-pub mod pipeline;
-pub mod hazards;
-pub mod localize;
-pub mod probe;
-pub mod reproduce;
-pub mod report;
-pub mod schedule;
+pub(crate) mod footprint;
+pub(crate) mod pipeline;
+pub(crate) mod hazards;
+pub(crate) mod localize;
+pub(crate) mod mechanism;
+pub(crate) mod preload;
+pub(crate) mod probe;
+pub(crate) mod report;
+pub(crate) mod reproduce;
+pub(crate) mod schedule;
 #[cfg(any(test, feature = "test-support"))]
-pub mod simulate;
-pub mod subject;
-pub mod values;
+pub(crate) mod simulate;
+pub(crate) mod subject;
+pub(crate) mod values;
 mod verdicts;
 
 pub use command::{DetectOutcome, run_detect};
-pub use pipeline::{DetectConfig, DetectResult, PHASE_ISOLATED, PHASE_SHARED, PHASE_VERDICTS, detect};
-pub use probe::{Observation, Prober};
-pub use report::{DetectFiles, DetectSummary, write_summary};
+pub use pipeline::{DetectConfig, DetectResult, detect};
+pub use probe::PreloadCounts;
+pub(crate) use report::{DetectFiles, DetectSummary};
 #[cfg(any(test, feature = "test-support"))]
 pub use simulate::{SimScenario, SimTarget};
-pub use subject::{Exact, Labeled, OrderTarget};
+pub use subject::OrderTarget;
+pub(crate) use subject::{Exact, Labeled};
 
 #[cfg(test)]
 mod pipeline_tests;

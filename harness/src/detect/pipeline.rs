@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::classify::{Initial, initial};
-use super::probe::{Observation, Prober, Purpose};
+use super::probe::{Observation, PreloadCounts, Prober, Purpose};
 use super::schedule::{
     DEFAULT_ISOLATED, DEFAULT_SHUFFLES, MAX_COVERAGE_SHUFFLES, MIN_ISOLATED_MEASURE, PairCoverage, Schedule, plan, shuffle_schedule,
     shuffle_seeds,
@@ -47,6 +47,15 @@ pub struct DetectConfig {
     pub warmup: usize,
     /// Scratch directory for process output.
     pub scratch: PathBuf,
+    /// Detect only the env groups of this shard (`--partition K/N`): groups, counted across
+    /// every target in order, go round-robin to the shards.
+    pub partition: Option<crate::plan::Partition>,
+    /// How many env groups the targets before this one had (set by `run_detect`).
+    pub groups_before: usize,
+    /// `libharness_interpose.so`, preloaded into every process to see env/cwd/file effects.
+    pub interpose: Option<PathBuf>,
+    /// Whether the interposer was asked for (not `--no-interpose`), found or not.
+    pub interpose_requested: bool,
 }
 
 impl DetectConfig {
@@ -60,6 +69,10 @@ impl DetectConfig {
             iterations: 10,
             warmup: 2,
             scratch,
+            partition: None,
+            groups_before: 0,
+            interpose: None,
+            interpose_requested: false,
         }
     }
 }
@@ -75,6 +88,8 @@ pub struct DetectResult {
     pub counts: RunCounts,
     /// Scenario executions (a shared process of n scenarios counts n).
     pub executions: usize,
+    /// Processes started with the interposer preloaded, and how many showed it loaded.
+    pub preload: PreloadCounts,
 }
 
 impl DetectConfig {
@@ -153,7 +168,8 @@ impl GroupRuns {
 
 /// Detect order dependence among `selected` scenarios of `target`, starting every process
 /// through `executor` and reporting it to `events`. Variants with different env-matrix values
-/// never share a process: each env group is its own universe.
+/// never share a process: each env group is its own universe, and the unit `--partition`
+/// shards (a polluter and its victim always share a group, so sharding loses no pair).
 pub fn detect(
     target: &dyn OrderTarget,
     selected: &[Listed],
@@ -168,7 +184,10 @@ pub fn detect(
     let mut out = DetectResult::default();
     let mut pending = Vec::new();
     for (i, group) in groups.into_values().enumerate() {
-        let mut prober = Prober::new(target, &group, cfg.timeout, executor, events);
+        if cfg.partition.is_some_and(|p| (cfg.groups_before + i) % p.count != p.index - 1) {
+            continue;
+        }
+        let mut prober = Prober::new(target, &group, cfg.timeout, executor, events).with_interpose(cfg.interpose.clone());
         let group_seed = cfg.seed.wrapping_add(i as u64);
         detect_group(&mut prober, &group, cfg, group_seed, &mut out, &mut pending)?;
         let c = &prober.counts;
@@ -177,6 +196,8 @@ pub fn detect(
         out.counts.localization += c.localization;
         out.counts.total += c.total;
         out.executions += prober.executions;
+        out.preload.tried += prober.preload.tried;
+        out.preload.loaded += prober.preload.loaded;
     }
     adjust_value_shifts(&mut out.entries, pending);
     // Listing order across env groups.
@@ -220,7 +241,8 @@ fn detect_group(
     shared_phase(prober, &mut runs, cfg, seed, &mut out.schedules)?;
     prober.phase_started(PHASE_VERDICTS, 0)?;
     let first = out.entries.len();
-    let entries = judge_all(prober, &mut runs, seed, first, pending)?;
+    let mut entries = judge_all(prober, &mut runs, seed, first, pending)?;
+    super::mechanism::attribute(&mut entries, &prober.footprints);
     out.entries.extend(entries);
     prober.phase_finished(PHASE_VERDICTS)
 }

@@ -187,3 +187,24 @@ fn flaky_scenarios_are_rarely_called_order_dependent() {
     }
     assert!(flaky >= 38, "{flaky} of 40");
 }
+
+#[test]
+fn run_detect_reports_every_process_phase_and_finding_on_the_seam() {
+    let (scenarios, model) = planted();
+    let target: Box<dyn OrderTarget> = Box::new(SimTarget::new(scenarios, true, 5));
+    let mut cfg = DetectConfig::new(5, PathBuf::from("/nonexistent"));
+    cfg.shuffles = 2;
+    let mut rec = crate::events::Recorder::default();
+    let found = super::run_detect(&[target], &crate::plan::Selection::default(), &cfg, vec!["x".into()], &mut rec).unwrap();
+    let count = |p: &str| rec.seen.iter().filter(|e| e.starts_with(p)).count();
+    assert_eq!(rec.seen.first().map(String::as_str), Some("started 0"));
+    assert_eq!(rec.seen.last().map(String::as_str), Some("finished"));
+    // Every process the counts say was spent was reported, started and finished.
+    assert_eq!(count("done "), found.run.runs.total);
+    assert_eq!(count("start "), found.run.runs.total);
+    assert_eq!(count("finding"), model.len());
+    let phases: Vec<&str> = rec.seen.iter().filter(|e| e.starts_with("phase ")).map(String::as_str).collect();
+    assert_eq!(phases.len(), 3, "{phases:?}");
+    assert!(phases[0].starts_with("phase isolated ") && phases[1].starts_with("phase shared ") && phases[2] == "phase verdicts 0");
+    assert!(found.found_anything());
+}

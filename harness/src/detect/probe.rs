@@ -4,8 +4,11 @@
 //! result together with the order that preceded it in its process.
 
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use super::footprint::{Footprint, split};
+use super::preload;
 use super::subject::OrderTarget;
 use crate::errors::Error;
 use crate::events::{Reporter, RunEvent};
@@ -87,6 +90,21 @@ pub struct Prober<'a> {
     pub counts: RunCounts,
     /// Scenario executions so far (a shared process of n scenarios counts n).
     pub executions: usize,
+    /// The interposer library preloaded into every process, if any.
+    interpose: Option<PathBuf>,
+    /// What each scenario did to env, cwd and files: per observed process, in run order.
+    pub footprints: Vec<Vec<(String, Footprint)>>,
+    /// Processes started with the preload, and how many of them showed it loaded.
+    pub preload: PreloadCounts,
+}
+
+/// How the preload fared.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PreloadCounts {
+    /// Processes started with `LD_PRELOAD`.
+    pub tried: usize,
+    /// Processes whose records show the library loaded.
+    pub loaded: usize,
 }
 
 impl<'a> Prober<'a> {
@@ -109,7 +127,16 @@ impl<'a> Prober<'a> {
             events,
             counts: RunCounts::default(),
             executions: 0,
+            interpose: None,
+            footprints: Vec::new(),
+            preload: PreloadCounts::default(),
         }
+    }
+
+    /// Preload `lib` (`libharness_interpose.so`) into every process this prober starts.
+    pub fn with_interpose(mut self, lib: Option<PathBuf>) -> Self {
+        self.interpose = lib;
+        self
     }
 
     /// The target.
@@ -154,7 +181,18 @@ impl<'a> Prober<'a> {
             timeout: self.timeout,
         };
         let target = self.target;
-        let records = self.executor.run(job, &mut *self.events, |req| target.run_seeded(req, seed))?;
+        // The preload goes into the request only, so the recorded env stays the scenario's own.
+        let (lib, mut records_file) = (self.interpose.clone(), None);
+        let records = self.executor.run(job, &mut *self.events, |req| match lib {
+            Some(lib) => {
+                let mut req = req.clone();
+                let file = req.scratch.join(format!("{}.rec", req.id));
+                preload::add_to(&mut req.env, &lib, &file);
+                records_file = Some(file);
+                target.run_seeded(&req, seed)
+            }
+            None => target.run_seeded(req, seed),
+        })?;
         match purpose {
             Purpose::Isolated => self.counts.isolated += 1,
             Purpose::Shared => self.counts.shared += 1,
@@ -187,7 +225,41 @@ impl<'a> Prober<'a> {
                 prefix.push(r.scenario);
             }
         }
+        if self.interpose.is_some() {
+            self.preload.tried += 1;
+            if let Some(file) = records_file {
+                self.observe(&file, &out);
+            }
+        }
         Ok(out)
+    }
+
+    /// Read the records of one process into per-scenario footprints; the suite child's own
+    /// env/cwd snapshots (`env_changes`) count as writes too.
+    fn observe(&mut self, records: &Path, out: &[Observation]) {
+        let bytes = std::fs::read(records).unwrap_or_default();
+        let _ = std::fs::remove_file(records);
+        if !super::footprint::loaded(&bytes) {
+            return;
+        }
+        self.preload.loaded += 1;
+        let ran: Vec<&Observation> = out.iter().filter(|o| o.ran()).collect();
+        let names: Vec<String> = ran.iter().map(|o| o.name.clone()).collect();
+        let roots = vec![std::env::temp_dir()];
+        let mut process = Vec::new();
+        for (o, fp) in ran.iter().zip(split(&bytes, &names, &roots)) {
+            let Some(mut fp) = fp else { continue };
+            for c in &o.env_changes {
+                match (c.name.as_str(), &c.after) {
+                    ("<cwd>", Some(dir)) => fp.cwd_left = Some(dir.clone()),
+                    ("<cwd>", None) => {}
+                    (var, Some(_)) => drop(fp.env_set.insert(var.to_owned())),
+                    (var, None) => drop(fp.env_unset.insert(var.to_owned())),
+                }
+            }
+            process.push((o.name.clone(), fp));
+        }
+        self.footprints.push(process);
     }
 
     /// Run a whole schedule: when a scenario ends the process (crash, timeout, silent exit),

@@ -108,7 +108,8 @@ impl PairCoverage {
         self.names.binary_search_by(|n| n.as_str().cmp(name)).ok()
     }
 
-    /// Record one process's executed order.
+    /// Record one process's executed order (the tests' way to check a whole schedule).
+    #[cfg(test)]
     pub fn add(&mut self, executed: &[String]) {
         let idx: Vec<usize> = executed.iter().filter_map(|n| self.index(n)).collect();
         let n = self.names.len();

@@ -113,6 +113,7 @@ fn judge(loc: &mut Localizer<'_, '_>, runs: &mut GroupRuns, name: &str) -> Resul
         },
         value_shifts: vec![],
         reproduce: None,
+        mechanism: vec![],
     };
     match verdict {
         OrderVerdict::Victim => entry.polluters = localized.culprits,

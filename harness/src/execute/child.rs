@@ -58,6 +58,7 @@ pub(crate) fn run_child(request_json: &str, variants: &[Variant]) -> i32 {
 }
 
 fn run_one(variant: &Variant, request: &ChildRequest) -> ChildRecord {
+    mark_interposer(&variant.full_name);
     let before = snapshot();
     let s = &variant.scenario;
     let result = panic::catch_unwind(AssertUnwindSafe(|| match &s.body {
@@ -83,6 +84,23 @@ fn run_one(variant: &Variant, request: &ChildRequest) -> ChildRecord {
         status,
         metrics,
         env_changes: diff(&before, &snapshot()),
+    }
+}
+
+/// Tell `libharness_interpose`, when detect preloaded it, that `name` starts now: its records
+/// up to the next mark belong to this scenario.
+fn mark_interposer(name: &str) {
+    static MARK: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    // SAFETY: dlsym with a NUL-terminated name; null when the library is not loaded.
+    let addr = *MARK.get_or_init(|| unsafe { libc::dlsym(libc::RTLD_DEFAULT, c"harness_interpose_mark".as_ptr()) } as usize);
+    if addr == 0 {
+        return;
+    }
+    // SAFETY: the library exports `harness_interpose_mark(const char *)`.
+    let mark: unsafe extern "C" fn(*const std::ffi::c_char) = unsafe { std::mem::transmute(addr) };
+    if let Ok(name) = std::ffi::CString::new(name) {
+        // SAFETY: a NUL-terminated string that outlives the call.
+        unsafe { mark(name.as_ptr()) };
     }
 }
 

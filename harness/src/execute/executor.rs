@@ -93,6 +93,12 @@ impl Executor {
         }
     }
 
+    /// Number runs from `index` on (a resumed run continues after the runs it recorded).
+    pub fn starting_at(mut self, index: usize) -> Self {
+        self.next_index = index;
+        self
+    }
+
     /// Number the process (one run index per scenario) and build its request.
     pub fn prepare(&mut self, job: ProcessJob) -> Launch {
         let index = self.next_index;

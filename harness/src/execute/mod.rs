@@ -3,6 +3,9 @@
 //!
 //! Every way a child can end (pass, fail, skip, signal, timeout, silent exit, garbage on the
 //! result channel) becomes an [`Outcome`](crate::model::Outcome); none of them ends the harness.
+//!
+//! [`Executor`] is the one path by which `run`, `detect` and `compare` start a process. May import
+//! `model`, `events`, `errors` and (child side) `suite`; never `plan`, `report` or a command.
 
 pub(crate) mod child;
 mod executor;
@@ -14,8 +17,9 @@ mod suite_binary;
 mod target;
 
 pub use executor::{ExecConfig, Executor, JobScenario, Launch, ProcessJob};
-pub use libtest::LibtestBinary;
-pub use process::{ProcessEnd, ProcessOutput, ProcessSpec, Usage, run_process};
-pub use signal::signal_name;
+pub(crate) use libtest::LibtestBinary;
+pub use process::{ProcessEnd, ProcessOutput, Usage};
+pub(crate) use process::{ProcessSpec, run_process};
+pub(crate) use signal::signal_name;
 pub use suite_binary::SuiteBinary;
 pub use target::{ProcessResult, ScenarioResult, Target, TargetRequest};

@@ -137,6 +137,49 @@ pub struct DetectEntry {
     /// a brittle or failing scenario alone. It exits non-zero while the finding holds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reproduce: Option<String>,
+    /// For a victim or brittle scenario: how each culprit acts on it (empty where the process
+    /// could not be observed; `detect-run.json` notes say why).
+    #[serde(default)]
+    pub mechanism: Vec<Mechanism>,
+}
+
+/// Through what a culprit affects a scenario.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MechanismKind {
+    /// The culprit wrote an environment variable the scenario read.
+    Env,
+    /// The culprit left the process in another directory, which the scenario ran in.
+    Cwd,
+    /// The culprit left (or removed) a path the scenario touched.
+    File,
+    /// None of the above was observed: in-process state (statics, caches, interned data).
+    Memory,
+}
+
+impl MechanismKind {
+    /// The word used in JSON, the terminal and the HTML.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MechanismKind::Env => "env",
+            MechanismKind::Cwd => "cwd",
+            MechanismKind::File => "file",
+            MechanismKind::Memory => "memory",
+        }
+    }
+}
+
+/// One way a culprit acts on a scenario, with a suggested fix.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Mechanism {
+    /// env, cwd, file or memory.
+    pub kind: MechanismKind,
+    /// The variable, the directory or the path (for memory: what was ruled out).
+    pub name: String,
+    /// The polluter or state-setter.
+    pub culprit: String,
+    /// A suggested fix, as plain text.
+    pub fix: String,
 }
 
 /// Processes spent, by purpose.

@@ -1,6 +1,9 @@
 //! Plain serde records that every stage passes along: what ran, how it ended, what it measured.
 //!
 //! Nothing here runs anything. Runners produce these types; reporters consume them.
+//!
+//! Owns the records and the pure functions over them (`summarize_runs`, `RunMeta::started`).
+//! May import `stats` only.
 
 mod compare;
 mod detect;
@@ -14,7 +17,8 @@ mod summarize;
 
 pub use compare::{CalibrationEntry, CompareEntry, CompareRun, CompareVerdict, SideStats};
 pub use detect::{
-    DETECT_FORMAT_VERSION, DetectEntry, DetectRun, Evidence, EvidenceKind, FailureRate, OrderVerdict, RunCounts, ScheduleRecord, ValueShift,
+    DETECT_FORMAT_VERSION, DetectEntry, DetectRun, Evidence, EvidenceKind, FailureRate, Mechanism, MechanismKind, OrderVerdict, RunCounts,
+    ScheduleRecord, ValueShift,
 };
 pub use host::{GpuState, HostInfo};
 pub use listed::Listed;
@@ -23,4 +27,4 @@ pub use outcome::{Outcome, OutcomeCounts, Status};
 pub use outcome::headline;
 pub use record::{EnvChange, ProcessFacts, RunRecord, ScenarioKind};
 pub use summarize::summarize_runs;
-pub use results::{FORMAT_VERSION, MetricSummary, ResultsFile, RunMeta, ScenarioSummary, Verdict};
+pub use results::{FORMAT_VERSION, MetricSummary, PlanInfo, ResultsFile, RunMeta, ScenarioSummary, ShardOrigin, Verdict};

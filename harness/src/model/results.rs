@@ -41,6 +41,62 @@ pub struct RunMeta {
     pub finished_at: String,
     /// Where it ran.
     pub host: HostInfo,
+    /// The plan this run is (part of): set by `run`, absent in files of older harnesses.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan: Option<PlanInfo>,
+}
+
+/// Which seeded plan a run executed, and which part of it (`--partition`, `merge`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlanInfo {
+    /// Fingerprint of the whole unsharded plan (seed, iterations, warm-up, every job in order).
+    pub fingerprint: String,
+    /// Jobs in the whole plan.
+    pub total_jobs: usize,
+    /// This shard as `K/N`; absent for the whole plan.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partition: Option<String>,
+    /// For a merged run: where each shard ran and which runs (by merged run index) it holds.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shards: Vec<ShardOrigin>,
+}
+
+/// One shard of a merged run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ShardOrigin {
+    /// `K/N`.
+    pub partition: String,
+    /// The machine it ran on.
+    pub hostname: String,
+    /// Its first run's index in the merged `runs`.
+    pub first_run: usize,
+    /// How many runs it holds.
+    pub runs: usize,
+}
+
+impl RunMeta {
+    /// A command of one process at a time that has just started: no order recorded, no
+    /// adaptive target, not finished. `run` fills in what it knows beyond that.
+    #[expect(clippy::too_many_arguments, reason = "each is one fact of the run; a builder would only rename them")]
+    pub fn started(binary: String, command: Vec<String>, seed: u64, repeat: usize, iterations: usize, warmup: usize, started_at: String, host: HostInfo) -> Self {
+        RunMeta {
+            format_version: FORMAT_VERSION,
+            harness_version: env!("CARGO_PKG_VERSION").to_owned(),
+            binary,
+            command,
+            seed,
+            order: Vec::new(),
+            repeat,
+            iterations,
+            warmup,
+            target_ci: None,
+            test_threads: 1,
+            started_at,
+            finished_at: String::new(),
+            host,
+            plan: None,
+        }
+    }
 }
 
 /// Summary of one metric of one scenario across its processes.

@@ -1,8 +1,14 @@
 //! Planning a run: which variants, how many isolated repetitions, in what seeded order.
+//!
+//! May import `model` only.
 
+mod partition;
 mod shuffle;
 
-pub use shuffle::{SeededOrder, fresh_seed};
+pub use partition::Partition;
+pub(crate) use partition::fingerprint;
+pub use shuffle::SeededOrder;
+pub(crate) use shuffle::fresh_seed;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -12,7 +18,7 @@ use crate::model::ScenarioKind;
 
 /// One isolated process to run: one repetition of one scenario variant.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Job {
+pub(crate) struct Job {
     /// Full scenario name.
     pub scenario: String,
     /// Check, measure or test.
@@ -67,7 +73,7 @@ impl Selection {
 
 /// `repeat` jobs per scenario, all shuffled together by `order` so repetitions interleave and
 /// drift spreads over every scenario instead of landing on one.
-pub fn jobs(
+pub(crate) fn jobs(
     selected: &[Listed],
     repeat_checks: usize,
     repeat_measures: usize,

@@ -13,12 +13,18 @@ use crate::events::{Reporter, RunEvent};
 pub struct JsonlWriter {
     path: PathBuf,
     file: Option<File>,
+    append: bool,
 }
 
 impl JsonlWriter {
     /// Writes to `path` (truncated at the start of the run).
     pub fn new(path: PathBuf) -> Self {
-        JsonlWriter { path, file: None }
+        JsonlWriter { path, file: None, append: false }
+    }
+
+    /// Appends to the file instead (a resumed run keeps the runs already there).
+    pub fn appending(self) -> Self {
+        JsonlWriter { append: true, ..self }
     }
 }
 
@@ -26,7 +32,12 @@ impl Reporter for JsonlWriter {
     fn on_event(&mut self, event: &RunEvent<'_>) -> Result<(), Error> {
         match event {
             RunEvent::Started { .. } => {
-                let f = OpenOptions::new().create(true).write(true).truncate(true).open(&self.path);
+                let f = OpenOptions::new()
+                    .create(true)
+                    .write(true)
+                    .append(self.append)
+                    .truncate(!self.append)
+                    .open(&self.path);
                 self.file = Some(f.map_err(io_err(format!("creating {}", self.path.display())))?);
             }
             RunEvent::ProcessFinished { records } => {

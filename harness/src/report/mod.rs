@@ -1,10 +1,15 @@
 //! Reporters: each output format in its own file, each a [`Reporter`](crate::events::Reporter)
 //! or a function of a [`ResultsFile`](crate::model::ResultsFile).
+//!
+//! Owns the outputs every command shares (results.jsonl/json/csv, progress, terminal, index.html)
+//! and the one atomic writer (`files`) every output file goes through; a command's own files
+//! (detect.json, compare.json, ...) are reporters in that command's module. May import `model`,
+//! `events`, `stats`; never `cli`, `run`, `detect` or `compare`.
 
 mod csv;
 mod files;
 mod index;
-pub mod html;
+pub(crate) mod html;
 mod json;
 mod jsonl;
 mod junit;
@@ -12,14 +17,16 @@ mod out_dir;
 mod progress;
 mod terminal;
 
-pub use csv::{CsvWriter, write_csv};
+pub(crate) use csv::{CsvWriter, write_csv};
 pub use html::write_html;
-pub use files::{write_atomic, write_csv_rows, write_json};
+pub use files::write_json;
+pub(crate) use files::{write_atomic, write_csv_rows};
 pub(crate) use files::io_err;
-pub use index::HtmlReporter;
-pub use json::{JsonWriter, read_results};
-pub use jsonl::JsonlWriter;
-pub use junit::{JunitWriter, detect_junit, results_junit};
-pub use out_dir::OutDir;
-pub use progress::ProgressReporter;
-pub use terminal::{SummaryReporter, format_value, summary_table};
+pub(crate) use index::HtmlReporter;
+pub use json::read_results;
+pub(crate) use json::JsonWriter;
+pub(crate) use jsonl::JsonlWriter;
+pub(crate) use out_dir::OutDir;
+pub(crate) use progress::ProgressReporter;
+pub(crate) use terminal::{SummaryReporter, format_value};
+pub(crate) use junit::JunitWriter;

@@ -4,11 +4,10 @@
 //! May import `plan`, `execute`, `events`, `model`, `stats`; never `cli`, `report`, `detect` or
 //! `compare`.
 
+mod resume;
 mod scheduler;
 
 pub use scheduler::{Scheduler, SchedulerConfig};
-// Kept for the report tests that still name it here; the function lives in `model`.
-pub use crate::model::summarize_runs;
 
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
@@ -17,7 +16,7 @@ use crate::clock;
 use crate::errors::Error;
 use crate::events::{Done, Reporter, RunEvent};
 use crate::execute::{ExecConfig, Executor, Target};
-use crate::model::{FORMAT_VERSION, Listed, ResultsFile, RunMeta, RunRecord, ScenarioKind};
+use crate::model::{Listed, PlanInfo, ResultsFile, RunMeta, RunRecord, ScenarioKind};
 use crate::plan::{self, SeededOrder};
 use crate::stats;
 
@@ -48,6 +47,23 @@ pub struct RunConfig {
     pub scratch: PathBuf,
     /// The command line that reproduces this run.
     pub command: Vec<String>,
+    /// Run only this shard of the plan (`--partition K/N`).
+    pub partition: Option<plan::Partition>,
+    /// Continue an interrupted run (`--resume DIR`).
+    pub resume: Option<Resume>,
+}
+
+/// What an interrupted run left: its start time, plan and finished runs.
+#[derive(Debug, Clone)]
+pub struct Resume {
+    /// The directory it ran in (named in errors).
+    pub dir: PathBuf,
+    /// Its start time, kept so the resumed run is the same run (e.g. in the history).
+    pub started_at: String,
+    /// Its plan, if its harness recorded one.
+    pub plan: Option<PlanInfo>,
+    /// Its finished runs; their processes are not run again.
+    pub records: Vec<RunRecord>,
 }
 
 /// The phase every `run` process belongs to.
@@ -57,8 +73,24 @@ pub const PHASE: &str = "run";
 pub fn run(target: &dyn Target, selected: &[Listed], config: &RunConfig, events: &mut dyn Reporter) -> Result<ResultsFile, Error> {
     let started = SystemTime::now();
     let mut order = SeededOrder::new(config.seed);
-    let jobs = plan::jobs(selected, config.repeat_checks, config.repeat_measures, config.timeout, &mut order);
+    let all = plan::jobs(selected, config.repeat_checks, config.repeat_measures, config.timeout, &mut order);
+    let plan_info = PlanInfo {
+        fingerprint: plan::fingerprint(config.seed, config.iterations, config.warmup, &all),
+        total_jobs: all.len(),
+        partition: config.partition.map(|p| p.to_string()),
+        shards: Vec::new(),
+    };
+    let jobs = match config.partition {
+        Some(p) => p.select(all),
+        None => all,
+    };
+    // The order this run (or shard) plans, before a resume drops what is already done.
     let mut meta = run_meta(target, config, &jobs, started);
+    meta.plan = Some(plan_info.clone());
+    let (jobs, prior) = match &config.resume {
+        Some(r) => resume::remaining(r, &plan_info, jobs)?,
+        None => (jobs, Vec::new()),
+    };
     events.on_event(&RunEvent::Started { meta: &meta, total: jobs.len() })?;
     events.on_event(&RunEvent::PhaseStarted { name: PHASE, planned: jobs.len() })?;
     let executor = Executor::new(ExecConfig {
@@ -71,8 +103,9 @@ pub fn run(target: &dyn Target, selected: &[Listed], config: &RunConfig, events:
         test_threads: config.test_threads,
         parallel_measurements: config.parallel_measurements,
     };
+    let executor = executor.starting_at(prior.iter().map(|r| r.run_index + 1).max().unwrap_or(0));
     let mut scheduler = Scheduler::new(target, sched, executor);
-    let mut records: Vec<RunRecord> = Vec::new();
+    let mut records: Vec<RunRecord> = prior;
     let mut batch = jobs;
     for round in 0.. {
         records.extend(scheduler.execute(batch, events)?);
@@ -101,20 +134,19 @@ pub fn run(target: &dyn Target, selected: &[Listed], config: &RunConfig, events:
 
 fn run_meta(target: &dyn Target, config: &RunConfig, jobs: &[plan::Job], started: SystemTime) -> RunMeta {
     RunMeta {
-        format_version: FORMAT_VERSION,
-        harness_version: env!("CARGO_PKG_VERSION").to_owned(),
-        binary: target.describe(),
-        command: config.command.clone(),
-        seed: config.seed,
         order: first_occurrence_order(jobs.iter().map(|j| j.scenario.as_str())),
-        repeat: config.repeat_measures,
-        iterations: config.iterations,
-        warmup: config.warmup,
         target_ci: config.target_ci,
         test_threads: config.test_threads,
-        started_at: clock::rfc3339(started),
-        finished_at: String::new(),
-        host: crate::host::collect(),
+        ..RunMeta::started(
+            target.describe(),
+            config.command.clone(),
+            config.seed,
+            config.repeat_measures,
+            config.iterations,
+            config.warmup,
+            config.resume.as_ref().map_or_else(|| clock::rfc3339(started), |r| r.started_at.clone()),
+            crate::host::collect(),
+        )
     }
 }
 

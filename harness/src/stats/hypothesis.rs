@@ -9,8 +9,6 @@ use super::dist::{normal_two_sided_p, t_quantile, t_two_sided_p};
 use super::errors::{StatsError, check_probability};
 use super::interval::Interval;
 use super::sample::{Sample, check_finite};
-// The API lists the power calculations with the tests; they are implemented in `power.rs`.
-pub use super::power::{minimal_detectable_effect, required_n_paired};
 
 /// Outcome of a two-sided test.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -4,23 +4,27 @@
 //! the constants and the simulations that back each claim. Each file holds one concept:
 //! [`Sample`] (validated input), [`Interval`], [`summarize`] (the runner's entry point),
 //! proportions, hypothesis tests with Benjamini-Hochberg, and power.
+//!
+//! Imports nothing of the crate: pure functions of numbers.
 
-pub mod autocorr;
+pub(crate) mod autocorr;
+pub(crate) mod changepoint;
 mod dist;
-pub mod errors;
-pub mod hypothesis;
-pub mod interval;
-pub mod median_ci;
-pub mod outliers;
-pub mod power;
-pub mod proportion;
-pub mod sample;
-pub mod summary;
-pub mod variance_split;
+pub(crate) mod errors;
+pub(crate) mod hypothesis;
+pub(crate) mod interval;
+pub(crate) mod median_ci;
+pub(crate) mod outliers;
+pub(crate) mod power;
+pub(crate) mod proportion;
+pub(crate) mod sample;
+pub(crate) mod summary;
+pub(crate) mod variance_split;
 
 #[cfg(test)]
 pub(crate) mod testutil;
 
+pub use changepoint::{ChangePoint, ChangePointConfig, change_points, run_level};
 pub use autocorr::{lag1_autocorrelation, mean_lag1_autocorrelation};
 pub use errors::StatsError;
 pub use hypothesis::{TestResult, benjamini_hochberg, mann_whitney_u, paired_t, t_interval, tost_equivalent, welch_interval, welch_t};
@@ -31,4 +35,4 @@ pub use power::{minimal_detectable_effect, required_n_paired};
 pub use proportion::{clopper_pearson, clopper_pearson_upper, wilson};
 pub use sample::Sample;
 pub use summary::{Center, Summary, UNSTABLE_AUTOCORR, UNSTABLE_MIN_SEVERE, UNSTABLE_SEVERE_SHARE, summarize};
-pub use variance_split::{VarianceSplit, variance_split};
+pub use variance_split::{ThreeLevelSplit, VarianceSplit, three_level_split, variance_split};

@@ -6,12 +6,15 @@
 //! harness::scenarios!(|| sizes().map(|s| Scenario::measure(format!("add/{s}"), move |b| b.iter(|| add(s)))).collect());
 //! fn main() -> std::process::ExitCode { harness::main() }
 //! ```
+//!
+//! May import `model` only.
 
 mod bencher;
 mod registry;
 mod scenario;
 
 pub use bencher::{Bencher, Throughput};
-pub use registry::{Registration, registered};
-pub(crate) use scenario::SkipSignal;
-pub use scenario::{Body, CheckResult, Scenario, Source, Variant, skip};
+pub use registry::Registration;
+pub(crate) use registry::registered;
+pub(crate) use scenario::{Body, SkipSignal, Variant};
+pub use scenario::{CheckResult, Scenario, Source, skip};

@@ -19,7 +19,7 @@ inventory::collect!(Registration);
 /// Every scenario registered in this binary, sorted by name. Two with the same name are an
 /// [`Error::DuplicateScenario`] naming where each was built: which one a filter or a detect
 /// verdict meant would otherwise be a guess.
-pub fn registered() -> Result<Vec<Scenario>, Error> {
+pub(crate) fn registered() -> Result<Vec<Scenario>, Error> {
     let all: Vec<Scenario> = inventory::iter::<Registration>.into_iter().flat_map(|r| (r.0)()).collect();
     unique_by_name(all)
 }
@@ -41,7 +41,7 @@ fn unique_by_name(mut all: Vec<Scenario>) -> Result<Vec<Scenario>, Error> {
 macro_rules! scenario {
     ($scenario:expr $(,)?) => {
         $crate::__private::inventory::submit! {
-            $crate::suite::Registration::new(|| ::std::vec![$scenario])
+            $crate::__private::Registration::new(|| ::std::vec![$scenario])
         }
     };
 }
@@ -51,7 +51,7 @@ macro_rules! scenario {
 macro_rules! scenarios {
     ($f:expr $(,)?) => {
         $crate::__private::inventory::submit! {
-            $crate::suite::Registration::new(|| ::std::iter::IntoIterator::into_iter(($f)()).collect())
+            $crate::__private::Registration::new(|| ::std::iter::IntoIterator::into_iter(($f)()).collect())
         }
     };
 }

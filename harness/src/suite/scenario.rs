@@ -11,7 +11,7 @@ use crate::model::ScenarioKind;
 
 /// The code a scenario runs.
 #[derive(Clone)]
-pub enum Body {
+pub(crate) enum Body {
     /// A check: `Ok` passes, `Err(message)` or a panic fails.
     Check(Arc<dyn Fn() -> Result<(), String> + Send + Sync>),
     /// A measurement: drives a [`Bencher`].
@@ -160,7 +160,7 @@ impl Scenario {
     }
 
     /// The env-matrix expansion: one variant per combination, or one plain variant.
-    pub fn variants(&self) -> Vec<Variant> {
+    pub(crate) fn variants(&self) -> Vec<Variant> {
         let mut combos: Vec<BTreeMap<String, String>> = vec![BTreeMap::new()];
         for (var, values) in &self.env_matrix {
             combos = combos
@@ -180,7 +180,7 @@ impl Scenario {
 
 /// One runnable expansion of a scenario: its full name and the env its processes start with.
 #[derive(Clone)]
-pub struct Variant {
+pub(crate) struct Variant {
     /// `name` or `name[K=V,K2=V2]`: the name `--list` prints and filters match.
     pub full_name: String,
     /// The env-matrix values.

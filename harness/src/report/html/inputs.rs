@@ -37,6 +37,21 @@ pub(crate) struct DetectEntry {
     pub binary: Option<String>,
     #[serde(default)]
     pub reproduce: Option<String>,
+    #[serde(default)]
+    pub mechanism: Vec<Mechanism>,
+}
+
+/// How a culprit acts on a victim or brittle scenario: env, cwd, file or memory.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub(crate) struct Mechanism {
+    #[serde(default)]
+    pub kind: String,
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub culprit: String,
+    #[serde(default)]
+    pub fix: String,
 }
 
 /// A flaky scenario's failure rate with its interval.

@@ -10,9 +10,11 @@ mod context;
 mod escape;
 mod inputs;
 mod markup;
-mod page;
-mod plot;
+pub(crate) mod page;
+pub(crate) mod plot;
 mod section;
+
+pub(crate) use escape::escape;
 
 use std::path::{Path, PathBuf};
 

@@ -4,9 +4,9 @@
 use super::context::ReportContext;
 use super::section;
 
-const TEMPLATE: &str = include_str!("template.html");
-const STYLE: &str = include_str!("style.css");
-const SCRIPT: &str = include_str!("script.js");
+pub(crate) const TEMPLATE: &str = include_str!("template.html");
+pub(crate) const STYLE: &str = include_str!("style.css");
+pub(crate) const SCRIPT: &str = include_str!("script.js");
 
 /// The whole page.
 pub(crate) fn render(ctx: &ReportContext) -> String {
@@ -43,7 +43,7 @@ pub(crate) fn render(ctx: &ReportContext) -> String {
 
 /// Replaces `{{key}}` in `template` in one pass, so a value that itself contains `{{key}}`
 /// (a scenario may be named anything) is never expanded.
-fn fill(template: &str, values: &[(&str, &str)]) -> String {
+pub(crate) fn fill(template: &str, values: &[(&str, &str)]) -> String {
     let mut out = String::with_capacity(template.len() + values.iter().map(|v| v.1.len()).sum::<usize>());
     let mut rest = template;
     while let Some(start) = rest.find("{{") {

@@ -11,6 +11,9 @@ pub(crate) struct DetectContext {
     /// `(affected, cause, relation)` edges for the matrix: relation is `polluter`,
     /// `state-setter` or `cleaner`.
     pub edges: Vec<(String, String, &'static str)>,
+    /// `(affected, cause, letters)`: how the cause acts, one capital per mechanism kind
+    /// (`E`nv, `C`wd, `F`ile, `M`emory), for the matrix cells.
+    pub marks: Vec<(String, String, String)>,
 }
 
 impl DetectContext {
@@ -28,7 +31,18 @@ impl DetectContext {
                 }
             }
         }
-        DetectContext { run, entries, edges }
+        let mut marks: Vec<(String, String, String)> = Vec::new();
+        for e in &entries {
+            for m in &e.mechanism {
+                let letter = m.kind.chars().next().map_or(String::new(), |c| c.to_ascii_uppercase().to_string());
+                match marks.iter_mut().find(|(a, c, _)| *a == e.name && *c == m.culprit) {
+                    Some((_, _, l)) if !l.contains(&letter) => l.push_str(&letter),
+                    Some(_) => {}
+                    None => marks.push((e.name.clone(), m.culprit.clone(), letter)),
+                }
+            }
+        }
+        DetectContext { run, entries, edges, marks }
     }
 }
 
@@ -39,7 +53,9 @@ mod tests {
     #[test]
     fn detect_edges_come_from_every_relation() {
         let entries: Vec<DetectEntry> = serde_json::from_str(
-            r#"[{"name":"v","verdict":"victim","polluters":["p"],"cleaners":["c"],"failure_rate":null,"evidence":[]},
+            r#"[{"name":"v","verdict":"victim","polluters":["p"],"cleaners":["c"],"failure_rate":null,"evidence":[],
+                  "mechanism":[{"kind":"env","name":"K","culprit":"p","fix":"f"},{"kind":"file","name":"/x","culprit":"p","fix":"f"},
+                               {"kind":"env","name":"L","culprit":"p","fix":"f"}]},
                 {"name":"b","verdict":"brittle","state_setters":["s"]},
                 {"name":"ok","verdict":"pass"}]"#,
         )
@@ -53,5 +69,6 @@ mod tests {
                 ("b".to_string(), "s".to_string(), "state-setter")
             ]
         );
+        assert_eq!(d.marks, vec![("v".to_string(), "p".to_string(), "EF".to_string())]);
     }
 }

@@ -1,7 +1,7 @@
 //! Results files built in memory for the context tests.
 
 use crate::model::{Better, HostInfo, MetricSample, Outcome, ResultsFile, RunMeta, RunRecord, ScenarioKind, Unit};
-use crate::run::summarize_runs;
+use crate::model::summarize_runs;
 
 fn meta() -> RunMeta {
     RunMeta {
@@ -19,6 +19,7 @@ fn meta() -> RunMeta {
         started_at: "2025-01-01T00:00:00Z".into(),
         finished_at: "2025-01-01T00:01:00Z".into(),
         host: HostInfo::default(),
+        plan: None,
     }
 }
 

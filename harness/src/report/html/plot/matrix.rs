@@ -21,8 +21,9 @@ pub(crate) fn relation_colour(relation: &str) -> RGBColor {
     }
 }
 
-/// The matrix of `edges` (`(affected, cause, relation)`), as an SVG string.
-pub(crate) fn matrix(edges: &[(String, String, &'static str)]) -> String {
+/// The matrix of `edges` (`(affected, cause, relation)`), as an SVG string; `marks`
+/// (`(affected, cause, letters)`) write how the cause acts into its cell.
+pub(crate) fn matrix(edges: &[(String, String, &'static str)], marks: &[(String, String, String)]) -> String {
     let mut rows: Vec<&str> = Vec::new();
     let mut cols: Vec<&str> = Vec::new();
     for (affected, cause, _) in edges {
@@ -37,7 +38,7 @@ pub(crate) fn matrix(edges: &[(String, String, &'static str)]) -> String {
     let left = 20 + 7 * longest(&rows);
     let top = 20 + 7 * longest(&cols);
     let width = (left + CELL * cols.len() as i32 + 20).max(400);
-    let height = top + CELL * rows.len() as i32 + 40;
+    let height = top + CELL * rows.len() as i32 + 40 + if marks.is_empty() { 0 } else { 18 };
     svg(width as u32, height as u32, |root| {
         root.fill(&WHITE)?;
         let font = (FONT, LABEL_SIZE).into_font().color(&INK);
@@ -77,6 +78,14 @@ pub(crate) fn matrix(edges: &[(String, String, &'static str)]) -> String {
                 relation_colour(relation).filled(),
             ))?;
         }
+        let mark_font = (FONT, LABEL_SIZE).into_font().color(&WHITE).pos(Pos::new(HPos::Center, VPos::Center));
+        for (affected, cause, letters) in marks {
+            let (Some(r), Some(c)) = (rows.iter().position(|n| n == affected), cols.iter().position(|n| n == cause)) else {
+                continue;
+            };
+            let (x, y) = (left + CELL * c as i32, top + CELL * r as i32);
+            root.draw(&Text::new(letters.clone(), (x + CELL / 2, y + CELL / 2), mark_font.clone()))?;
+        }
         let legend_y = top + CELL * rows.len() as i32 + 20;
         let mut x = 8;
         for relation in ["polluter", "state-setter", "cleaner"] {
@@ -90,6 +99,10 @@ pub(crate) fn matrix(edges: &[(String, String, &'static str)]) -> String {
                 font.clone().pos(Pos::new(HPos::Left, VPos::Center)),
             ))?;
             x += 120;
+        }
+        if !marks.is_empty() {
+            let how = "E env, C cwd, F file, M memory";
+            root.draw(&Text::new(how, (8, legend_y + 18), font.clone().pos(Pos::new(HPos::Left, VPos::Center))))?;
         }
         Ok(())
     })
@@ -105,8 +118,11 @@ mod tests {
             ("victim".to_string(), "<script>alert(1)</script>".to_string(), "polluter"),
             ("brittle".to_string(), "setter".to_string(), "state-setter"),
         ];
-        let out = matrix(&edges);
+        let out = matrix(&edges, &[]);
         assert!(!out.contains("<script"), "{out}");
+        assert!(!out.contains("E env"));
+        let marked = matrix(&edges, &[("victim".to_string(), "<script>alert(1)</script>".to_string(), "EF".to_string())]);
+        assert!(marked.contains("\nEF\n") && marked.contains("E env, C cwd"), "{marked}");
         // 2 x 2 grid outlines + 2 filled cells + 3 legend swatches + the background.
         assert_eq!(out.matches("<rect").count(), 4 + 2 + 3 + 1, "{out}");
     }

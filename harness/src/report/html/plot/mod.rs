@@ -8,11 +8,13 @@ mod distribution;
 mod forest;
 mod matrix;
 mod sequence;
+mod trend;
 
 pub(crate) use distribution::distribution;
 pub(crate) use forest::forest;
 pub(crate) use matrix::{MAX_SIDE as MATRIX_MAX_SIDE, matrix};
 pub(crate) use sequence::sequence;
+pub(crate) use trend::trend;
 
 use plotters::coord::Shift;
 use plotters::prelude::*;

@@ -24,7 +24,7 @@ pub(crate) fn detect(out: &mut String, d: &DetectContext) {
         "<h3>Verdicts</h3><div class=\"tools\"><input type=\"search\" placeholder=\"filter\" data-filter=\"detect-table\" aria-label=\"filter\"> \
          <span class=\"muted\" data-count-for=\"detect-table\"></span></div>\
          <table id=\"detect-table\" class=\"sortable\"><thead><tr><th>name</th><th>verdict</th><th>polluters</th><th>state-setters</th>\
-         <th>cleaners</th><th>failure rate (95% CI)</th><th>hazards</th><th>value shifts</th><th>evidence</th></tr></thead><tbody>",
+         <th>cleaners</th><th>how (mechanism, fix)</th><th>failure rate (95% CI)</th><th>hazards</th><th>value shifts</th><th>evidence</th></tr></thead><tbody>",
     );
     for x in &d.entries {
         row(out, x);
@@ -82,13 +82,13 @@ fn matrix(out: &mut String, d: &DetectContext) {
         out,
         "<h3>Who affects whom</h3><p class=\"muted\">Row: the scenario whose outcome depends on order. Column: the scenario \
          that, run before it in the same process, makes it fail (polluter), makes it pass (state-setter) or undoes a \
-         polluter (cleaner).{}</p><div class=\"plots\">{}</div>",
+         polluter (cleaner); a letter says how the cause acts (env, cwd, file, memory).{}</p><div class=\"plots\">{}</div>",
         if d.edges.len() > plot::MATRIX_MAX_SIDE {
             format!(" At most {} rows and columns are drawn.", plot::MATRIX_MAX_SIDE)
         } else {
             String::new()
         },
-        plot::matrix(&d.edges)
+        plot::matrix(&d.edges, &d.marks)
     );
 }
 
@@ -99,18 +99,35 @@ fn row(out: &mut String, x: &DetectEntry) {
     });
     let _ = write!(
         out,
-        "<tr><td>{}{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td data-v=\"{}\">{rate}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+        "<tr><td>{}{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td data-v=\"{}\">{rate}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
         e(&x.name),
         origin(x),
         badge(&x.verdict),
         list(&x.polluters),
         list(&x.state_setters),
         list(&x.cleaners),
+        mechanism(x),
         data_v(x.failure_rate.as_ref().map(|f| f.estimate)),
         hazards(x),
         shifts(x),
         evidence(x),
     );
+}
+
+fn mechanism(x: &DetectEntry) -> String {
+    x.mechanism
+        .iter()
+        .map(|m| {
+            format!(
+                "<code>{}</code> {} (from {})<br><span class=\"muted\">{}</span>",
+                e(&m.kind),
+                e(&m.name),
+                e(&m.culprit),
+                e(&m.fix)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("<br>")
 }
 
 fn hazards(x: &DetectEntry) -> String {

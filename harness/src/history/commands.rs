@@ -1,0 +1,60 @@
+//! The `history add`, `history check` and `history report` commands.
+
+use std::path::Path;
+
+use super::{Change, Store, build_series, find_changes, write_history_html};
+use crate::errors::Error;
+use crate::report::read_results;
+use crate::stats::ChangePointConfig;
+
+/// `history add DIR`: stores the run in `dir` under `label`; returns its id.
+pub fn add(dir: &Path, db: &Path, label: Option<&str>) -> Result<i64, Error> {
+    let results = read_results(dir)?;
+    Store::open(db)?.add(&results, label)
+}
+
+/// `history check`: every change point of every series; writes `out/changes.json` and
+/// `out/index.html`. Returns the changes and whether one lies in the newest `window` runs.
+pub fn check(db: &Path, out: &Path, window: usize) -> Result<(Vec<Change>, bool), Error> {
+    let store = open_existing(db)?;
+    let runs = store.runs()?;
+    let series = build_series(&runs, &store.values()?);
+    let config = ChangePointConfig::default();
+    let changes: Vec<Change> = series.iter().flat_map(|s| find_changes(s, &runs, &config)).collect();
+    create(out)?;
+    let path = out.join("changes.json");
+    let text = serde_json::to_string_pretty(&changes).expect("changes serialize");
+    std::fs::write(&path, text).map_err(|source| Error::Io {
+        what: format!("writing {}", path.display()),
+        source,
+    })?;
+    write_history_html(out, runs.len(), &series, &changes)?;
+    let first_new = runs.len().saturating_sub(window) + 1;
+    let recent = changes.iter().any(|c| c.run >= first_new);
+    Ok((changes, recent))
+}
+
+/// `history report`: the trends alone, in `out/index.html`.
+pub fn report(db: &Path, out: &Path) -> Result<std::path::PathBuf, Error> {
+    let store = open_existing(db)?;
+    let runs = store.runs()?;
+    let series = build_series(&runs, &store.values()?);
+    create(out)?;
+    write_history_html(out, runs.len(), &series, &[])
+}
+
+/// Reading a history that is not there is a mistake (a wrong path, a cache not restored), not
+/// an empty history: no file is created.
+fn open_existing(db: &Path) -> Result<Store, Error> {
+    if !db.is_file() {
+        return Err(Error::History {
+            path: db.to_owned(),
+            detail: "no such file (--db); `history add` or `run --history` creates it".into(),
+        });
+    }
+    Store::open(db)
+}
+
+fn create(out: &Path) -> Result<(), Error> {
+    std::fs::create_dir_all(out).map_err(|source| Error::OutDir { path: out.to_owned(), source })
+}

@@ -1,0 +1,17 @@
+//! The run history: [`Store`] (SQLite) keeps every finished run's process values; [`Series`]
+//! groups them per scenario and metric; change points in a series become [`Change`]s
+//! (`changes.json`); [`write_history_html`] draws the trends. [`HistoryReporter`] adds a run
+//! as it finishes (`run --history FILE`).
+
+pub mod commands;
+mod html;
+mod reporter;
+mod series;
+mod store;
+
+pub use html::write_history_html;
+pub use reporter::HistoryReporter;
+pub use series::{Change, Series, build_series, find_changes};
+#[cfg(test)]
+pub use series::Point;
+pub use store::Store;
