@@ -2,11 +2,12 @@
 //! [`CompareOptions`] / [`CalibrateOptions`].
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use super::options::COMPARE;
 use super::options::invalid;
-use super::values::{count, env_pair, fraction};
-use crate::compare::{CalibrateOptions, CompareOptions, DEFAULT_NOISE_FLOOR, RunSettings};
+use super::values::{count, env_pair, fraction, positive_fraction};
+use crate::compare::{BaseRef, CalibrateOptions, CompareOptions, DEFAULT_NOISE_FLOOR, RunSettings};
 use crate::errors::Error;
 
 /// Options every interleaved session shares.
@@ -32,14 +33,37 @@ pub struct SessionArgs {
 #[derive(Debug, Clone, clap::Args)]
 pub struct CompareArgs {
     /// Baseline: a suite binary (interleaved runs) or a result directory (results.json).
-    #[arg(long, value_name = "PATH")]
-    pub baseline: PathBuf,
+    #[arg(long, value_name = "PATH", required_unless_present = "base_ref", conflicts_with = "base_ref")]
+    pub baseline: Option<PathBuf>,
+    /// Build the baseline from this git ref (temporary worktree) and the candidate from the working
+    /// tree, both `cargo build --release -p PACKAGE --bin BIN`, then compare them.
+    #[arg(long, value_name = "REF", conflicts_with = "candidate")]
+    pub base_ref: Option<String>,
+    /// Package built for `--base-ref`.
+    #[arg(long, value_name = "NAME", default_value = "scenarios", requires = "base_ref")]
+    pub package: String,
+    /// Binary built for `--base-ref` (default: the package's name).
+    #[arg(long, value_name = "NAME", requires = "base_ref")]
+    pub bin: Option<String>,
     /// Candidate: a suite binary or a result directory (default: this suite binary).
     #[arg(long, value_name = "PATH")]
     pub candidate: Option<PathBuf>,
     /// calibration.json from `calibrate`: per-scenario noise bands.
     #[arg(long, value_name = "PATH")]
     pub calibration: Option<PathBuf>,
+    /// Margin of practical relevance, in percent: `unchanged` means the interval lies inside
+    /// +-margin, `regressed`/`improved` that it lies wholly beyond it (and q <= 0.05).
+    #[arg(long, value_name = "PCT", value_parser = positive_fraction, default_value = "5")]
+    pub margin: f64,
+    /// Time for the whole comparison (`3m`, `600s`, `1h`): after the first `--runs` pairs, only
+    /// undecided scenarios get more pairs, looked at sequentially with alpha spending.
+    #[arg(long, value_name = "DURATION", value_parser = duration)]
+    pub budget: Option<Duration>,
+    /// Extra A/A pairs (baseline against itself), in percent of each scenario's pairs (at least
+    /// 3): when they move beyond chance the machine was too noisy and verdicts are downgraded.
+    /// 0 turns the control off [default: 20 with --budget, else 0].
+    #[arg(long, value_name = "PCT", value_parser = fraction)]
+    pub null_control: Option<f64>,
     /// Exit with status 1 when any scenario regressed (for CI gating).
     #[arg(long)]
     pub fail_on_regression: bool,
@@ -87,6 +111,27 @@ fn settings(a: &SessionArgs) -> RunSettings {
     }
 }
 
+/// A duration such as `600s`, `3m`, `1h` or `90` (seconds).
+fn duration(s: &str) -> Result<Duration, String> {
+    let v = s.trim();
+    let bad = || "expected a duration such as 600s, 3m or 1h".to_owned();
+    let (num, unit) = match v.char_indices().find(|(_, c)| c.is_ascii_alphabetic()) {
+        Some((i, _)) => (&v[..i], &v[i..]),
+        None => (v, "s"),
+    };
+    let scale = match unit {
+        "s" => 1.0,
+        "m" | "min" => 60.0,
+        "h" => 3600.0,
+        _ => return Err(bad()),
+    };
+    let n: f64 = num.trim().parse().map_err(|_| bad())?;
+    if !(n.is_finite() && n > 0.0 && n * scale < 1e9) {
+        return Err("must be a positive duration".to_owned());
+    }
+    Ok(Duration::from_secs_f64(n * scale))
+}
+
 fn this_binary(flag: &'static str) -> Result<PathBuf, Error> {
     std::env::current_exe().map_err(|e| invalid(flag, "<this binary>", format!("cannot locate the current executable: {e}")))
 }
@@ -95,8 +140,15 @@ fn this_binary(flag: &'static str) -> Result<PathBuf, Error> {
 /// the default candidate.
 pub(crate) fn compare_options(a: &CompareArgs, own_suite: bool) -> Result<CompareOptions, Error> {
     let settings = settings(&a.session);
+    let base_ref = a.base_ref.as_ref().map(|r| BaseRef {
+        git_ref: r.clone(),
+        package: a.package.clone(),
+        bin: a.bin.clone().unwrap_or_else(|| a.package.clone()),
+    });
     let candidate = match (&a.candidate, own_suite) {
         (Some(p), _) => p.clone(),
+        // Built from the working tree by `--base-ref`.
+        _ if base_ref.is_some() => PathBuf::new(),
         (None, true) => this_binary("--candidate")?,
         (None, false) => return Err(invalid("--candidate", "", "required: this binary has no scenarios of its own")),
     };
@@ -112,8 +164,12 @@ pub(crate) fn compare_options(a: &CompareArgs, own_suite: bool) -> Result<Compar
         );
     }
     Ok(CompareOptions {
-        baseline: a.baseline.clone(),
+        baseline: a.baseline.clone().unwrap_or_default(),
         candidate,
+        base_ref,
+        margin: a.margin,
+        budget: a.budget,
+        null_control: a.null_control.unwrap_or(if a.budget.is_some() { 0.2 } else { 0.0 }),
         out: a.session.measure.out.clone(),
         command: crate::reproduce::this_command(settings.seed),
         settings,
@@ -141,4 +197,20 @@ pub(crate) fn calibrate_options(a: &CalibrateArgs, own_suite: bool) -> Result<Ca
         sessions: a.sessions,
         floor: a.session.noise_floor,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn budgets_take_seconds_minutes_and_hours() {
+        assert_eq!(duration("600s"), Ok(Duration::from_secs(600)));
+        assert_eq!(duration("3m"), Ok(Duration::from_secs(180)));
+        assert_eq!(duration("1h"), Ok(Duration::from_secs(3600)));
+        assert_eq!(duration("90"), Ok(Duration::from_secs(90)));
+        for bad in ["3x", "-1m", "0s", "m"] {
+            assert!(duration(bad).is_err(), "{bad}");
+        }
+    }
 }

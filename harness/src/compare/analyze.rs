@@ -1,12 +1,12 @@
 //! `analyze`: per-metric values of both sides into [`CompareEntry`] rows: effect, interval,
-//! Benjamini-Hochberg across every row, noise band and verdict. Pure; the pipeline and the
-//! simulation tests both go through it.
+//! Benjamini-Hochberg across every independent row, band and verdict, at one look of a
+//! (possibly sequential) comparison. Pure; the pipeline and the simulation tests go through it.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::effect::{Effect, paired, unpaired};
-use super::verdict::{decide, noise_band};
-use crate::model::{Better, CompareEntry, CompareVerdict, SideStats, Unit};
+use super::verdict::{ALPHA, decide, noise_band, scale_calibrated};
+use crate::model::{Better, CompareEntry, CompareVerdict, NoiseSources, SideStats, Unit};
 use crate::stats::{benjamini_hochberg, summarize};
 
 /// One scenario x metric as measured on both sides.
@@ -27,15 +27,38 @@ pub(crate) struct MetricInput {
     pub n_candidate: usize,
     /// Why this metric cannot be fully compared (failed runs), if so.
     pub note: Option<String>,
+    /// Pooled within-process sd of log iterations, when iterations were recorded.
+    pub within: Option<f64>,
 }
+
+/// Calibrated noise bands by (scenario, metric), with the pairs each was measured at.
+pub(crate) type Calibration = BTreeMap<(String, String), (f64, usize)>;
 
 /// What the analysis needs besides the values.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct AnalysisConfig {
     /// Default noise floor (fraction).
     pub floor: f64,
-    /// Calibrated noise bands by (scenario, metric).
-    pub calibration: BTreeMap<(String, String), f64>,
+    /// Margin of practical relevance (fraction).
+    pub margin: f64,
+    /// Calibrated noise bands.
+    pub calibration: Calibration,
+}
+
+/// One row's place in a sequential comparison: the alpha this look may spend and the smallest
+/// weighted p-value of its earlier looks (1 before the first).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Look {
+    pub alpha: f64,
+    pub p_prior: f64,
+}
+
+impl Look {
+    /// A comparison with one look spends all of [`ALPHA`].
+    pub const SINGLE: Look = Look {
+        alpha: ALPHA,
+        p_prior: 1.0,
+    };
 }
 
 fn side(values: &[f64], unit: &Unit) -> Option<SideStats> {
@@ -48,85 +71,190 @@ fn side(values: &[f64], unit: &Unit) -> Option<SideStats> {
     })
 }
 
-/// Compare every input; p-values are adjusted across all of them together.
-pub(crate) fn analyze(inputs: &[MetricInput], config: &AnalysisConfig) -> Vec<CompareEntry> {
-    let effects: Vec<Result<Effect, String>> = inputs
-        .iter()
-        .map(|m| {
-            let r = if m.paired {
-                paired(&m.baseline, &m.candidate)
-            } else {
-                unpaired(&m.baseline, &m.candidate)
-            };
-            r.map_err(|e| e.to_string())
-        })
-        .collect();
-    let ps: Vec<f64> = effects.iter().filter_map(|e| e.as_ref().ok().map(|e| e.p_value)).collect();
-    let mut qs = benjamini_hochberg(&ps).into_iter();
+/// For each input, the index of the latency it is computed from, if any: a ratio-scale rate in
+/// the same scenario whose product with a nanosecond metric is the same in every run of both
+/// sides (`gflop_per_s = flop / latency`). Such a rate is the latency's question asked twice.
+pub(crate) fn derived_from(inputs: &[MetricInput]) -> Vec<Option<usize>> {
+    let product_constant = |x: &MetricInput, t: &MetricInput| {
+        let k: Vec<f64> = x
+            .baseline
+            .iter()
+            .chain(&x.candidate)
+            .zip(t.baseline.iter().chain(&t.candidate))
+            .map(|(a, b)| a * b)
+            .collect();
+        k.len() >= 2 && k.iter().all(|v| v.is_finite() && *v > 0.0 && (v / k[0] - 1.0).abs() < 1e-6)
+    };
     inputs
         .iter()
-        .zip(effects)
-        .map(|(m, e)| {
-            let mut entry = CompareEntry {
-                name: m.name.clone(),
-                metric: m.metric.clone(),
-                unit: m.unit.clone(),
-                better: m.better,
-                ratio: None,
-                low: None,
-                high: None,
-                p_value: None,
-                p_adjusted: None,
-                p_mann_whitney: None,
-                verdict: CompareVerdict::Inconclusive,
-                noise_band: None,
-                mde: None,
-                n_baseline: m.n_baseline,
-                n_candidate: m.n_candidate,
-                pairs: if m.paired { m.baseline.len() } else { 0 },
-                runs_needed: None,
-                baseline: side(&m.baseline, &m.unit),
-                candidate: side(&m.candidate, &m.unit),
-                note: m.note.clone(),
-            };
-            let e = match e {
-                Ok(e) => e,
-                Err(why) => {
-                    let why = format!("not compared: {why}");
-                    entry.note = Some(match entry.note.take() {
-                        Some(n) => format!("{n}; {why}"),
-                        None => why,
-                    });
-                    return entry;
-                }
-            };
-            let q = qs.next().expect("one q per p");
-            let calibrated = config.calibration.get(&(m.name.clone(), m.metric.clone())).copied();
-            let band = noise_band(&e, config.floor, calibrated);
-            let base_band = config.floor.max(calibrated.unwrap_or(0.0));
-            let d = decide(&e, m.better, q, band, base_band);
-            entry.ratio = Some(e.to_ratio(e.estimate));
-            entry.low = Some(e.to_ratio(e.ci95.low));
-            entry.high = Some(e.to_ratio(e.ci95.high));
-            entry.p_value = Some(e.p_value);
-            entry.p_adjusted = Some(q);
-            entry.p_mann_whitney = e.p_mann_whitney;
-            entry.noise_band = Some(band);
-            entry.mde = Some(d.mde);
-            entry.runs_needed = d.runs_needed;
-            // Failed runs on either side: what was measured is reported, but never as a verdict.
-            entry.verdict = if m.note.is_some() {
-                CompareVerdict::Inconclusive
-            } else {
-                d.verdict
-            };
-            let excluded = (e.excluded > 0).then(|| format!("{} severe outlier(s) (Tukey 3 IQR) set aside", e.excluded));
-            let exact = e.exact.then(|| "exact: every pair differed by the same amount".to_owned());
-            let notes: Vec<String> = [m.note.clone(), d.note, excluded, exact].into_iter().flatten().collect();
-            entry.note = (!notes.is_empty()).then(|| notes.join("; "));
-            entry
+        .map(|x| {
+            if x.better == Better::Neither || !x.unit.is_ratio_scale() || x.unit == Unit::Nanoseconds {
+                return None;
+            }
+            inputs.iter().position(|t| {
+                t.name == x.name
+                    && t.unit == Unit::Nanoseconds
+                    && t.baseline.len() == x.baseline.len()
+                    && t.paired == x.paired
+                    && product_constant(x, t)
+            })
         })
         .collect()
+}
+
+/// Where a paired row's noise came from (log scale).
+fn noise_sources(m: &MetricInput, e: &Effect) -> Option<NoiseSources> {
+    if !m.paired || m.baseline.len() < 3 || !m.baseline.iter().chain(&m.candidate).all(|&x| x > 0.0) {
+        return None;
+    }
+    let logs = |v: &[f64]| v.iter().map(|x| x.ln()).collect::<Vec<f64>>();
+    let (la, lb) = (logs(&m.baseline), logs(&m.candidate));
+    let var = |v: &[f64]| {
+        let mean = v.iter().sum::<f64>() / v.len() as f64;
+        v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (v.len() - 1) as f64
+    };
+    let n = la.len() as f64;
+    // Least-squares slope of the baseline over the pair index: the session's drift.
+    let xbar = (n - 1.0) / 2.0;
+    let ybar = la.iter().sum::<f64>() / n;
+    let sxx: f64 = (0..la.len()).map(|i| (i as f64 - xbar).powi(2)).sum();
+    let slope = la.iter().enumerate().map(|(i, y)| (i as f64 - xbar) * (y - ybar)).sum::<f64>() / sxx;
+    Some(NoiseSources {
+        within_process: m.within,
+        between_processes: ((var(&la) + var(&lb)) / 2.0).sqrt(),
+        per_pair: e.sd,
+        drift_per_100_pairs: (100.0 * slope).exp_m1(),
+        outliers_set_aside: e.excluded,
+    })
+}
+
+fn blank_entry(m: &MetricInput) -> CompareEntry {
+    CompareEntry {
+        name: m.name.clone(),
+        metric: m.metric.clone(),
+        unit: m.unit.clone(),
+        better: m.better,
+        ratio: None,
+        low: None,
+        high: None,
+        p_value: None,
+        p_adjusted: None,
+        p_mann_whitney: None,
+        verdict: CompareVerdict::Inconclusive,
+        noise_band: None,
+        mde: None,
+        n_baseline: m.n_baseline,
+        n_candidate: m.n_candidate,
+        pairs: if m.paired { m.baseline.len() } else { 0 },
+        runs_needed: None,
+        baseline: side(&m.baseline, &m.unit),
+        candidate: side(&m.candidate, &m.unit),
+        note: m.note.clone(),
+        level: None,
+        derived_from: None,
+        noise: None,
+    }
+}
+
+fn effect_of(m: &MetricInput) -> Result<Effect, String> {
+    let r = if m.paired {
+        paired(&m.baseline, &m.candidate)
+    } else {
+        unpaired(&m.baseline, &m.candidate)
+    };
+    r.map_err(|e| e.to_string())
+}
+
+/// Compare every input in one look spending all of alpha; p-values adjusted across them.
+pub(crate) fn analyze(inputs: &[MetricInput], config: &AnalysisConfig) -> Vec<CompareEntry> {
+    analyze_looks(inputs, config, &vec![Look::SINGLE; inputs.len()]).0
+}
+
+/// One look of a sequential comparison: `looks[i]` is input i's spent alpha and earlier p.
+/// Returns the rows and each row's sequential p-value `min(p_prior, p ALPHA / alpha)` (weighted
+/// Bonferroni over looks: valid however the looks stop, as their alphas sum to at most ALPHA),
+/// which is what Benjamini-Hochberg adjusts. Derived rates take their latency's q and verdict.
+pub(crate) fn analyze_looks(inputs: &[MetricInput], config: &AnalysisConfig, looks: &[Look]) -> (Vec<CompareEntry>, Vec<f64>) {
+    let effects: Vec<Result<Effect, String>> = inputs.iter().map(effect_of).collect();
+    let derived = derived_from(inputs);
+    let p_seq: Vec<f64> = effects
+        .iter()
+        .zip(looks)
+        .map(|(e, l)| e.as_ref().map_or(1.0, |e| l.p_prior.min((e.p_value * ALPHA / l.alpha).min(1.0))))
+        .collect();
+    // One hypothesis per question: derived rows and rows without an effect are not in BH.
+    let tested: Vec<usize> = (0..inputs.len()).filter(|&i| derived[i].is_none() && effects[i].is_ok()).collect();
+    let q_tested = benjamini_hochberg(&tested.iter().map(|&i| p_seq[i]).collect::<Vec<_>>());
+    let mut q = vec![1.0; inputs.len()];
+    for (&i, qi) in tested.iter().zip(q_tested) {
+        q[i] = qi;
+    }
+    let mut entries: Vec<CompareEntry> = inputs
+        .iter()
+        .zip(effects)
+        .enumerate()
+        .map(|(i, (m, e))| entry(m, e, config, q[i], looks[i].alpha))
+        .collect();
+    for (i, d) in derived.iter().enumerate() {
+        if let Some(&j) = d.as_ref() {
+            let (verdict, q, needed, metric) = (
+                entries[j].verdict,
+                entries[j].p_adjusted,
+                entries[j].runs_needed,
+                entries[j].metric.clone(),
+            );
+            let e = &mut entries[i];
+            e.verdict = verdict;
+            e.p_adjusted = q;
+            e.runs_needed = needed;
+            e.derived_from = Some(metric);
+        }
+    }
+    (entries, p_seq)
+}
+
+/// One row from its effect, q and the look's alpha.
+fn entry(m: &MetricInput, e: Result<Effect, String>, config: &AnalysisConfig, q: f64, alpha: f64) -> CompareEntry {
+    let mut entry = blank_entry(m);
+    let e = match e {
+        Ok(e) => e,
+        Err(why) => {
+            let why = format!("not compared: {why}");
+            entry.note = Some(match entry.note.take() {
+                Some(n) => format!("{n}; {why}"),
+                None => why,
+            });
+            return entry;
+        }
+    };
+    let calibrated = config
+        .calibration
+        .get(&(m.name.clone(), m.metric.clone()))
+        .map(|&(band, n_cal)| scale_calibrated(band, n_cal, e.n()));
+    let band = noise_band(&e, config.floor, config.margin, calibrated);
+    let d = decide(&e, m.better, q, band, alpha);
+    entry.ratio = Some(e.to_ratio(e.estimate));
+    entry.low = Some(e.to_ratio(d.interval.low));
+    entry.high = Some(e.to_ratio(d.interval.high));
+    entry.level = ((d.interval.level - 0.95).abs() > 1e-9).then_some(d.interval.level);
+    entry.p_value = Some(e.p_value);
+    entry.p_adjusted = Some(q);
+    entry.p_mann_whitney = e.p_mann_whitney;
+    entry.noise_band = Some(band);
+    entry.mde = Some(d.mde);
+    entry.runs_needed = d.runs_needed;
+    entry.noise = noise_sources(m, &e);
+    // Failed runs on either side: what was measured is reported, but never as a verdict.
+    entry.verdict = if m.note.is_some() {
+        CompareVerdict::Inconclusive
+    } else {
+        d.verdict
+    };
+    let cut = (e.excluded > 0).then(|| format!("{} pair(s) beyond Tukey's 3 IQR fences, cut by the 20% trimmed mean", e.excluded));
+    let exact = e.exact.then(|| "exact: every pair differed by the same amount".to_owned());
+    let notes: Vec<String> = [m.note.clone(), d.note, cut, exact].into_iter().flatten().collect();
+    entry.note = (!notes.is_empty()).then(|| notes.join("; "));
+    entry
 }
 
 /// When more than half of the scenarios (at least 3) moved the same way, the machine (thermal
@@ -167,6 +295,7 @@ mod tests {
             candidate: b,
             paired: true,
             note: None,
+            within: None,
         }
     }
 
@@ -183,6 +312,7 @@ mod tests {
         inputs[2].note = Some("2 candidate runs failed".into());
         let cfg = AnalysisConfig {
             floor: 0.02,
+            margin: 0.05,
             ..Default::default()
         };
         let out = analyze(&inputs, &cfg);

@@ -2,17 +2,17 @@
 //! band and minimal detectable effect ([`CalibrationEntry`], `calibration.json`).
 //!
 //! Noise band = `max(floor, 1.96 sqrt(max(mean se_s^2, var(m_s))))` on the log scale, where
-//! `m_s` is session s's A/A log ratio and `se_s` its standard error: the 97.5th percentile of
+//! `m_s` is session s's A/A log ratio and `se_s` its standard error: the 95th percentile of
 //! |A/A change| at this run count under a normal model, using the observed spread between
 //! sessions when it exceeds what each session's own interval predicts (drift between sessions,
 //! ASLR, frequency states). A parametric percentile, because five sessions cannot estimate a
-//! 97.5th percentile directly.
+//! 95th percentile directly.
 
 use std::collections::BTreeMap;
 
 use super::analyze::{AnalysisConfig, MetricInput, analyze};
 use super::effect::{Effect, Scale, paired};
-use super::verdict::{ALPHA, POWER};
+use super::verdict::{ALPHA, DEFAULT_MARGIN, POWER};
 use crate::model::{CalibrationEntry, CompareVerdict};
 use crate::stats::minimal_detectable_effect;
 
@@ -24,8 +24,10 @@ pub(crate) fn calibrate(sessions: &[Vec<MetricInput>], floor: f64) -> Vec<Calibr
     for inputs in sessions {
         let entries = analyze(
             inputs,
+            // Sessions falsely flagged under the default verdict rule (margin 5%).
             &AnalysisConfig {
                 floor,
+                margin: DEFAULT_MARGIN,
                 ..Default::default()
             },
         );
@@ -98,6 +100,7 @@ mod tests {
             candidate: b,
             paired: true,
             note: None,
+            within: None,
         }]
     }
 

@@ -10,6 +10,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use super::analyze::{AnalysisConfig, MetricInput, analyze, suspect_environment};
+use super::base_ref::Built;
+use super::budget::{BudgetReport, SequentialSettings, run_sequential};
 use super::calibrate::calibrate;
 use super::inputs::{from_pairs, from_results};
 use super::interleave::{Interleaver, ProcessConfig, ScenarioRuns, SideTarget, schedule};
@@ -58,6 +60,15 @@ pub struct CompareOptions {
     pub calibration: Option<PathBuf>,
     /// `--noise-floor`, as a fraction.
     pub floor: f64,
+    /// `--margin`, as a fraction: the change that matters.
+    pub margin: f64,
+    /// `--base-ref`: build both sides from git first (then `baseline`/`candidate` are set to the
+    /// built binaries).
+    pub base_ref: Option<BaseRef>,
+    /// `--budget`: keep adding pairs to undecided scenarios until this much time is spent.
+    pub budget: Option<Duration>,
+    /// `--null-control`: share of extra A/A pairs (0 for none).
+    pub null_control: f64,
     /// `--fail-on-regression`.
     pub fail_on_regression: bool,
     /// Also judge peak RSS and CPU times of each process (`--resources`).
@@ -70,6 +81,17 @@ pub struct CompareOptions {
     pub candidate_env: BTreeMap<String, String>,
     /// The command line that reproduces this comparison.
     pub command: Vec<String>,
+}
+
+/// What `--base-ref` builds.
+#[derive(Debug, Clone)]
+pub struct BaseRef {
+    /// The git ref the baseline is built from.
+    pub git_ref: String,
+    /// `--package`.
+    pub package: String,
+    /// `--bin`.
+    pub bin: String,
 }
 
 /// Validated options of `calibrate`.
@@ -134,6 +156,8 @@ pub const PHASE: &str = "compare";
 pub struct ComparePlan {
     design: Design,
     warnings: Vec<String>,
+    /// What `--base-ref` built, if it was given.
+    built: Option<Built>,
 }
 
 enum Design {
@@ -171,6 +195,13 @@ impl CompareOutcome {
 /// Phase 1: resolve both inputs and what to compare; nothing runs and nothing is written, so
 /// bad input fails before an output directory exists.
 pub fn plan_compare(opts: &CompareOptions) -> Result<ComparePlan, Error> {
+    let (opts, built) = &super::base_ref::resolve(opts)?;
+    let mut plan = plan_inputs(opts)?;
+    plan.built = built.clone();
+    Ok(plan)
+}
+
+fn plan_inputs(opts: &CompareOptions) -> Result<ComparePlan, Error> {
     let nothing = || Error::NothingMatched {
         filters: opts.settings.selection.filters.clone(),
     };
@@ -188,6 +219,7 @@ pub fn plan_compare(opts: &CompareOptions) -> Result<ComparePlan, Error> {
                     selected,
                 },
                 warnings,
+                built: None,
             })
         }
         (Input::Results(da), Input::Results(db)) => {
@@ -199,6 +231,7 @@ pub fn plan_compare(opts: &CompareOptions) -> Result<ComparePlan, Error> {
             Ok(ComparePlan {
                 design: Design::ResultDirs(inputs),
                 warnings,
+                built: None,
             })
         }
         _ => Err(Error::InvalidFlag {
@@ -219,21 +252,39 @@ pub fn run_compare(plan: ComparePlan, opts: &CompareOptions, out: &OutDir, event
     };
     let design = plan.name();
     let mut warnings = plan.warnings;
-    let inputs = match plan.design {
+    let config = AnalysisConfig {
+        floor: opts.floor,
+        margin: opts.margin,
+        calibration,
+    };
+    let (entries, report) = match plan.design {
         Design::Interleaved {
             baseline,
             candidate,
             selected,
-        } => interleaved(&baseline, &candidate, &selected, opts, out, &host, events)?,
-        Design::ResultDirs(inputs) => inputs,
+        } => {
+            let (entries, report) = interleaved(&baseline, &candidate, &selected, opts, out, &host, &config, events)?;
+            (entries, Some(report))
+        }
+        Design::ResultDirs(inputs) => (analyze(&inputs, &config), None),
     };
-    let entries = analyze(&inputs, &AnalysisConfig { floor: opts.floor, calibration });
     if let Some(w) = suspect_environment(&entries) {
         eprintln!("warning: {w}");
         warnings.insert(0, w);
     }
     host.load_end = crate::host::load_average();
-    let run = compare_run(opts, design, warnings, host, started);
+    let mut run = compare_run(opts, design, warnings, host, started);
+    run.margin = Some(opts.margin);
+    if let Some(b) = &plan.built {
+        run.baseline = b.baseline.display().to_string();
+        run.candidate = b.candidate.display().to_string();
+        run.baseline_commit = Some(b.baseline_commit.clone());
+        run.candidate_commit = Some(b.candidate_commit.clone());
+    }
+    if let Some(r) = &report {
+        run.null_control = r.null_control.clone();
+        run.sequential = opts.budget.map(|b| super::budget::summary(r, &entries, Some(b)));
+    }
     for e in &entries {
         events.on_event(&RunEvent::Finding(Finding::Compare(e)))?;
     }
@@ -241,8 +292,15 @@ pub fn run_compare(plan: ComparePlan, opts: &CompareOptions, out: &OutDir, event
     Ok(CompareOutcome { entries })
 }
 
-/// Phase 2 of the interleaved design: the pairs, each side's runs also kept as a results
-/// directory (`baseline/`, `candidate/`) so it can be inspected or compared again.
+/// One side: a binary and the env only its processes get.
+fn side<'a>(t: &'a SuiteBinary, env: &BTreeMap<String, String>) -> SideTarget<'a> {
+    SideTarget { target: t, env: env.clone() }
+}
+
+/// Phase 2 of the interleaved design: the pairs, look after look ([`run_sequential`]), each
+/// side's runs also kept as a results directory (`baseline/`, `candidate/`) so it can be
+/// inspected or compared again. Returns the rows of the last look.
+#[expect(clippy::too_many_arguments, reason = "each is one input of the phase")]
 fn interleaved(
     ta: &SuiteBinary,
     tb: &SuiteBinary,
@@ -250,37 +308,47 @@ fn interleaved(
     opts: &CompareOptions,
     out: &OutDir,
     host: &HostInfo,
+    config: &AnalysisConfig,
     events: &mut dyn Reporter,
-) -> Result<Vec<MetricInput>, Error> {
+) -> Result<(Vec<CompareEntry>, BudgetReport), Error> {
     let scratch = out.scratch()?;
-    let a = SideTarget {
-        target: ta,
-        env: opts.baseline_env.clone(),
-    };
-    let b = SideTarget {
-        target: tb,
-        env: opts.candidate_env.clone(),
-    };
+    let s = &opts.settings;
     eprintln!(
-        "compare: {} scenario(s), {} interleaved pairs each, seed {}",
+        "compare: {} scenario(s), {} interleaved pairs each{}, seed {}",
         selected.len(),
-        opts.settings.runs,
-        opts.settings.seed
+        s.runs,
+        opts.budget.map_or(String::new(), |b| format!(" first, then more for the undecided within {}s", b.as_secs())),
+        s.seed
     );
-    let meta = side_meta(&format!("{} vs {}", ta.describe(), tb.describe()), &opts.settings, &opts.command, host);
-    let total = 2 * selected.len() * opts.settings.runs;
+    let meta = side_meta(&format!("{} vs {}", ta.describe(), tb.describe()), s, &opts.command, host);
+    let total = 2 * selected.len() * s.runs;
     events.on_event(&RunEvent::Started { meta: &meta, total })?;
-    let runs = interleaved_runs(a, b, selected, &opts.settings, opts.settings.seed, &scratch, PHASE, events)?;
+    let process = ProcessConfig {
+        iterations: s.iterations,
+        warmup: s.warmup,
+        timeout: s.timeout,
+        scratch: scratch.clone(),
+        seed: s.seed,
+    };
+    let pairs = Interleaver::new(side(ta, &opts.baseline_env), side(tb, &opts.candidate_env), selected, &process);
+    let control = Interleaver::new(side(ta, &opts.baseline_env), side(ta, &opts.baseline_env), selected, &process);
+    let settings = SequentialSettings {
+        first: s.runs,
+        budget: opts.budget,
+        seed: s.seed,
+        control_share: opts.null_control,
+        resources: opts.resources,
+    };
+    let (runs, _, entries, report) = run_sequential(pairs, control, selected, settings, config.clone(), events)?;
     let _ = std::fs::remove_dir_all(&scratch);
-    let inputs = from_pairs(&runs, opts.resources);
     let (ra, rb): (Vec<RunRecord>, Vec<RunRecord>) = runs.into_values().fold((Vec::new(), Vec::new()), |(mut x, mut y), s| {
         x.extend(s.baseline);
         y.extend(s.candidate);
         (x, y)
     });
-    write_side(&out.file("baseline"), side_meta(&ta.describe(), &opts.settings, &opts.command, host), ra)?;
-    write_side(&out.file("candidate"), side_meta(&tb.describe(), &opts.settings, &opts.command, host), rb)?;
-    Ok(inputs)
+    write_side(&out.file("baseline"), side_meta(&ta.describe(), s, &opts.command, host), ra)?;
+    write_side(&out.file("candidate"), side_meta(&tb.describe(), s, &opts.command, host), rb)?;
+    Ok((entries, report))
 }
 
 /// One phase of interleaved pairs through a fresh [`Interleaver`].
@@ -362,6 +430,11 @@ fn compare_run(opts: &CompareOptions, design: &str, warnings: Vec<String>, host:
         baseline_env: env_list(&opts.baseline_env),
         candidate_env: env_list(&opts.candidate_env),
         warnings,
+        margin: None,
+        sequential: None,
+        baseline_commit: None,
+        candidate_commit: None,
+        null_control: None,
         host,
         command: opts.command.clone(),
         started_at: clock::rfc3339(started),

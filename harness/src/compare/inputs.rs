@@ -1,6 +1,11 @@
 //! From runs to [`MetricInput`]s: complete A/B pairs of the interleaved design, or the
 //! per-process values of two result directories. Only runs that passed contribute; failures on
 //! either side become a note (and an `inconclusive` verdict).
+//!
+//! A process contributes the median of its iterations (geometric: the median of the logs, so a
+//! rate and the latency it is computed from stay exact reciprocals), not their mean: within-process
+//! spikes of 1.5-3x pull a mean, and the estimator simulation (`estimator_sim.rs`) found the
+//! median with a trimmed mean across pairs the most powerful choice that keeps its coverage.
 
 use std::collections::BTreeMap;
 
@@ -25,7 +30,7 @@ fn metric_names<'a>(runs: impl Iterator<Item = &'a RunRecord>, resources: bool) 
 /// A metric's value in one run: measured, or one of the process's resources.
 fn value_of(r: &RunRecord, name: &str) -> Option<f64> {
     r.metric(name)
-        .map(|m| m.value)
+        .map(per_process)
         .or_else(|| r.resource_metrics().into_iter().find(|m| m.name == name).map(|m| m.value))
 }
 
@@ -67,6 +72,7 @@ pub(crate) fn from_pairs(runs: &BTreeMap<String, ScenarioRuns>, resources: bool)
                 n_baseline: 0,
                 n_candidate: 0,
                 note: Some(note.unwrap_or_else(|| "no run reported a metric".into())),
+                within: None,
             });
             continue;
         }
@@ -94,10 +100,38 @@ pub(crate) fn from_pairs(runs: &BTreeMap<String, ScenarioRuns>, resources: bool)
                 candidate: b,
                 paired: true,
                 note: note.clone(),
+                within: within_sd(sr.baseline.iter().chain(&sr.candidate).filter_map(|r| r.metric(&proto.name))),
             });
         }
     }
     out
+}
+
+/// The value a process contributes: the median of its iterations (of their logs when all are
+/// positive), or its recorded value when it kept no iterations.
+pub(crate) fn per_process(m: &crate::model::MetricSample) -> f64 {
+    let it = &m.iterations;
+    if it.is_empty() {
+        return m.value;
+    }
+    let positive = it.iter().all(|&x| x > 0.0);
+    let mut v: Vec<f64> = if positive { it.iter().map(|x| x.ln()).collect() } else { it.clone() };
+    v.sort_by(f64::total_cmp);
+    let k = v.len();
+    let med = if k % 2 == 1 { v[k / 2] } else { (v[k / 2 - 1] + v[k / 2]) / 2.0 };
+    if positive { med.exp() } else { med }
+}
+
+/// Pooled within-process sd of log iterations (processes with at least 2 positive iterations).
+fn within_sd<'a>(samples: impl Iterator<Item = &'a crate::model::MetricSample>) -> Option<f64> {
+    let (mut ss, mut df) = (0.0, 0usize);
+    for m in samples.filter(|m| m.iterations.len() >= 2 && m.iterations.iter().all(|&x| x > 0.0)) {
+        let l: Vec<f64> = m.iterations.iter().map(|x| x.ln()).collect();
+        let mean = l.iter().sum::<f64>() / l.len() as f64;
+        ss += l.iter().map(|x| (x - mean).powi(2)).sum::<f64>();
+        df += l.len() - 1;
+    }
+    (df > 0).then(|| (ss / df as f64).sqrt())
 }
 
 /// Unpaired inputs from two result directories: scenarios measured in both. Names measured on
@@ -149,6 +183,7 @@ pub(crate) fn from_results(
                 candidate: vb,
                 paired: false,
                 note: note.clone(),
+                within: None,
             });
         }
         if resources {
@@ -185,6 +220,7 @@ fn resource_inputs(name: &str, a: &ResultsFile, b: &ResultsFile, note: &Option<S
             baseline: va,
             candidate: vb,
             paired: false,
+            within: None,
             note: note.clone(),
         });
     }

@@ -146,6 +146,11 @@ impl<'a> Interleaver<'a> {
         Ok(())
     }
 
+    /// The runs so far, by scenario (a sequential design looks at them between batches).
+    pub fn runs(&self) -> &BTreeMap<String, ScenarioRuns> {
+        &self.runs
+    }
+
     /// The runs, by scenario.
     pub fn into_runs(self) -> BTreeMap<String, ScenarioRuns> {
         self.runs

@@ -42,10 +42,38 @@ fn pct(r: f64) -> String {
 }
 
 fn change(e: &CompareEntry) -> String {
+    let level = e.level.map_or(String::new(), |l| format!(" ({:.1}% CI)", l * 100.0));
     match (e.ratio, e.low, e.high) {
-        (Some(r), Some(l), Some(h)) => format!("{} [{}, {}]", pct(r), pct(l), pct(h)),
+        (Some(r), Some(l), Some(h)) => format!("{} [{}, {}]{level}", pct(r), pct(l), pct(h)),
         _ => "—".into(),
     }
+}
+
+/// Per row, where the noise came from: within process, between processes, drift, outliers.
+fn noise_sources(entries: &[CompareEntry]) -> String {
+    let rows: Vec<&CompareEntry> = entries.iter().filter(|e| e.noise.is_some() && e.derived_from.is_none()).collect();
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut md = String::from(
+        "\n<details><summary>Where the noise came from</summary>\n\n| scenario | metric | within process | between processes | per pair | drift / 100 pairs | outliers cut |\n|---|---|---|---|---|---|---|\n",
+    );
+    for e in rows {
+        let n = e.noise.as_ref().expect("filtered");
+        let sd = |x: f64| format!("{:.1}%", x.exp_m1() * 100.0);
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} | {} | {:+.1}% | {} |",
+            escape(&e.name),
+            escape(&e.metric),
+            n.within_process.map_or("—".into(), sd),
+            sd(n.between_processes),
+            sd(n.per_pair),
+            n.drift_per_100_pairs * 100.0,
+            n.outliers_set_aside
+        );
+    }
+    md + "\n</details>\n"
 }
 
 fn verdict(e: &CompareEntry) -> String {
@@ -56,7 +84,72 @@ fn verdict(e: &CompareEntry) -> String {
     if let Some(n) = e.runs_needed {
         let _ = write!(s, "; ~{n} pairs would decide");
     }
+    if let Some(m) = &e.derived_from {
+        let _ = write!(s, "; shares {}'s verdict", escape(m));
+    }
     s
+}
+
+/// The null control's judgement and what the sequential run did.
+fn run_notes(run: &CompareRun) -> String {
+    let mut md = String::new();
+    if let Some(c) = &run.null_control {
+        let _ = writeln!(
+            md,
+            "\n**Null control** (baseline against itself, up to {} pairs a scenario): {} of {} rows at p <= {} (chance: {:.1}){}.",
+            c.pairs,
+            c.significant,
+            c.rows,
+            run.alpha,
+            c.expected,
+            if c.too_noisy {
+                format!(
+                    " — **beyond chance: the machine was too noisy, regressed/improved verdicts were downgraded**{}",
+                    if c.moved.is_empty() { String::new() } else { format!(" (moved: {})", escape(&c.moved.join(", "))) }
+                )
+            } else {
+                String::new()
+            }
+        );
+    }
+    if let Some(q) = &run.sequential {
+        let _ = writeln!(
+            md,
+            "\n**Sequential:** {} look(s), {} pairs in {:.0}s of a {:.0}s budget{}. About {:.0}s more would likely decide the inconclusive rows.",
+            q.looks,
+            q.pairs,
+            q.spent_s,
+            q.budget_s,
+            if q.cut_by_budget.is_empty() {
+                String::new()
+            } else {
+                format!("; {} scenario(s) stopped by the budget", q.cut_by_budget.len())
+            },
+            q.seconds_to_decide_rest.max(0.0)
+        );
+    }
+    md
+}
+
+/// "What this cannot catch": rows whose minimal detectable effect exceeds `mde_report`.
+fn cannot_catch(entries: &[CompareEntry], mde_report: f64) -> String {
+    let mut md = String::new();
+    let blind: Vec<&CompareEntry> = entries.iter().filter(|e| e.mde.is_none_or(|m| m > mde_report)).collect();
+    let _ = writeln!(
+        md,
+        "\n### What this cannot catch\n\nRows whose minimal detectable effect (80% power, this run count, this verdict rule) \
+         is larger than {:.0}%: a real change of {:.0}% there would most likely pass unseen.\n",
+        mde_report * 100.0,
+        mde_report * 100.0
+    );
+    if blind.is_empty() {
+        md += "None.\n";
+    }
+    for e in blind {
+        let mde = e.mde.map_or("unknown".to_owned(), |m| format!("{:.1}%", m * 100.0));
+        let _ = writeln!(md, "- {} {}: MDE {mde}", escape(&e.name), escape(&e.metric));
+    }
+    md
 }
 
 /// The whole comment. `mde_report` is the size (fraction) "what this cannot catch" is stated for.
@@ -98,35 +191,18 @@ pub(crate) fn render(entries: &[CompareEntry], run: &CompareRun, mde_report: f64
     if !notes.is_empty() {
         md += "\n<details><summary>Notes</summary>\n\n";
         for e in notes {
-            let _ = writeln!(
-                md,
-                "- {} {}: {}",
-                escape(&e.name),
-                escape(&e.metric),
-                escape(e.note.as_deref().unwrap_or(""))
-            );
+            let note = escape(e.note.as_deref().unwrap_or(""));
+            let _ = writeln!(md, "- {} {}: {note}", escape(&e.name), escape(&e.metric));
         }
         md += "\n</details>\n";
     }
-    let blind: Vec<&CompareEntry> = entries.iter().filter(|e| e.mde.is_none_or(|m| m > mde_report)).collect();
-    let _ = writeln!(
-        md,
-        "\n### What this cannot catch\n\nRows whose minimal detectable effect (80% power, this run count, this verdict rule) \
-         is larger than {:.0}%: a real change of {:.0}% there would most likely pass unseen.\n",
-        mde_report * 100.0,
-        mde_report * 100.0
-    );
-    if blind.is_empty() {
-        md += "None.\n";
-    }
-    for e in blind {
-        let mde = e.mde.map_or("unknown".to_owned(), |m| format!("{:.1}%", m * 100.0));
-        let _ = writeln!(md, "- {} {}: MDE {mde}", escape(&e.name), escape(&e.metric));
-    }
+    md += &noise_sources(entries);
+    md += &run_notes(run);
+    md += &cannot_catch(entries, mde_report);
     let h = &run.host;
     let _ = writeln!(
         md,
-        "\n### Method and host\n\n- design: {}{}; alpha {} after Benjamini-Hochberg over all rows; noise band = max(floor {:.1}%, calibration{}, 1.96 se)\n- host: {} ({} logical cores), {}, kernel {}, {}\n- commit: {}; load {} → {}\n- baseline: `{}`\n- candidate: `{}`",
+        "\n### Method and host\n\n- design: {}{}; alpha {} after Benjamini-Hochberg over all rows; band = max(floor {:.1}%, margin {}, calibration{}); per process the median of iterations, across pairs Yuen's 20% trimmed mean of log ratios\n- host: {} ({} logical cores), {}, kernel {}, {}\n- commit: {}; load {} → {}\n- baseline: `{}`\n- candidate: `{}`",
         run.design,
         match (run.runs, run.seed) {
             (Some(n), Some(s)) => format!(" ({n} pairs, seed {s})"),
@@ -134,6 +210,7 @@ pub(crate) fn render(entries: &[CompareEntry], run: &CompareRun, mde_report: f64
         },
         run.alpha,
         run.noise_floor * 100.0,
+        run.margin.map_or("none".to_owned(), |m| format!("{:.1}%", m * 100.0)),
         run.calibration
             .as_deref()
             .map_or(" (none)".to_owned(), |c| format!(" from {}", escape(c))),
@@ -148,6 +225,9 @@ pub(crate) fn render(entries: &[CompareEntry], run: &CompareRun, mde_report: f64
         escape(&run.baseline).replace("\\`", "'"),
         escape(&run.candidate).replace("\\`", "'"),
     );
+    if let (Some(b), Some(c)) = (&run.baseline_commit, &run.candidate_commit) {
+        let _ = write!(md, "\n- built with `--base-ref`: baseline at commit {}, candidate at {}", escape(b), escape(c));
+    }
     md
 }
 

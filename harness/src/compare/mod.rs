@@ -2,9 +2,12 @@
 //! interval, a multiple-comparison-adjusted test and a verdict a CI gate can trust.
 //!
 //! Two binaries are run in seeded random A/B pairs ([`interleave`]) so drift hits both sides;
-//! each metric's change is the ratio of geometric means with a paired-t interval on per-pair log
-//! ratios ([`effect`]); p-values are adjusted with Benjamini-Hochberg across every scenario x
-//! metric and each row gets a verdict against its noise band ([`verdict`]). Two result
+//! each process contributes the median of its iterations, each metric's change is Yuen's
+//! trimmed mean of per-pair log ratios with its interval ([`effect`]); p-values are adjusted with
+//! Benjamini-Hochberg across the independent rows and each row gets a verdict against the margin
+//! ([`verdict`]). With `--budget`, undecided scenarios get more pairs at sequential looks with
+//! alpha spending ([`sequential`], [`budget`]); an A/A null control runs alongside ([`control`]);
+//! `--base-ref` builds both sides from git ([`base_ref`]). Two result
 //! directories are compared unpaired (Welch on logs), which is the blocked design and says so.
 //! `calibrate` runs a binary against itself to measure each scenario's noise band.
 //! See docs/statistics.md, "Comparing builds".
@@ -13,19 +16,27 @@
 //! `plan`, `stats` and `report`'s writers; never `cli` (it returns a `CompareOutcome`).
 
 mod analyze;
+mod base_ref;
+mod budget;
 mod calibrate;
 #[expect(clippy::module_inception, reason = "the pipeline of the compare module is its own concept")]
 mod compare;
+mod control;
 mod effect;
 mod inputs;
 mod interleave;
 mod markdown;
 mod output;
+mod sequential;
 mod verdict;
 
 #[cfg(test)]
+mod estimator_sim;
+#[cfg(test)]
+mod sequential_sim;
+#[cfg(test)]
 mod simulation;
 
-pub use compare::{CalibrateOptions, CompareOptions, RunSettings, plan_compare, run_calibrate, run_compare};
+pub use compare::{BaseRef, CalibrateOptions, CompareOptions, RunSettings, plan_compare, run_calibrate, run_compare};
 pub use output::{CompareFiles, CompareSummary};
 pub use verdict::DEFAULT_NOISE_FLOOR;

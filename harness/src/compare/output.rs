@@ -2,7 +2,6 @@
 //! (same rows, flat), `compare-run.json`, `compare.md` (all through the one atomic writer) and
 //! the printed markdown — and reading a calibration back.
 
-use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -131,7 +130,8 @@ fn write_csv(path: &Path, entries: &[CompareEntry]) -> Result<(), Error> {
 }
 
 /// Noise bands by (scenario, metric) from a `calibration.json`.
-pub(crate) fn read_calibration(path: &Path) -> Result<BTreeMap<(String, String), f64>, Error> {
+/// With the pairs per session each band was measured at (the band is scaled to a row's pairs).
+pub(crate) fn read_calibration(path: &Path) -> Result<super::analyze::Calibration, Error> {
     let text = std::fs::read_to_string(path).map_err(io_err(format!("reading {} (--calibration)", path.display())))?;
     let entries: Vec<CalibrationEntry> = serde_json::from_str(&text).map_err(|e| Error::BadResultsFile {
         path: path.to_owned(),
@@ -149,5 +149,5 @@ pub(crate) fn read_calibration(path: &Path) -> Result<BTreeMap<(String, String),
             });
         }
     }
-    Ok(entries.into_iter().map(|e| ((e.name, e.metric), e.noise_band)).collect())
+    Ok(entries.into_iter().map(|e| ((e.name, e.metric), (e.noise_band, e.n))).collect())
 }

@@ -6,7 +6,7 @@ use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
 use super::analyze::{AnalysisConfig, MetricInput, analyze};
-use super::verdict::DEFAULT_NOISE_FLOOR;
+use super::verdict::{DEFAULT_MARGIN, DEFAULT_NOISE_FLOOR};
 use crate::model::{Better, CompareVerdict, Unit};
 use crate::stats::clopper_pearson_upper;
 use crate::stats::testutil::{normal, rng};
@@ -75,12 +75,14 @@ fn scenario(r: &mut ChaCha8Rng, name: String, pairs: usize, noise: Noise, shift:
         candidate: b,
         paired: interleaved,
         note: None,
+        within: None,
     }
 }
 
 fn config() -> AnalysisConfig {
     AnalysisConfig {
         floor: DEFAULT_NOISE_FLOOR,
+        margin: DEFAULT_MARGIN,
         ..Default::default()
     }
 }
@@ -149,7 +151,8 @@ fn power(seed: u64, trials: usize, pairs: usize, sigma: f64, shift: f64) -> f64 
 }
 
 /// The power table of docs/statistics.md ("Comparing builds"): injected slowdowns of 2/5/10% at
-/// per-run noise 1/5/20%, 10 and 30 pairs. More shift, more pairs, less noise: more power.
+/// per-run noise 1/5/20%, 10 and 30 pairs, margin 5%. More shift, more pairs, less noise: more
+/// power; a shift inside or on the margin is not a regression.
 #[test]
 fn power_table_for_injected_shifts() {
     let trials = 400;
@@ -191,10 +194,10 @@ fn power_table_for_injected_shifts() {
         }
     }
     assert!(p[&(0, 10, 2)] > 0.95, "10% at 1% noise, 10 pairs: {}", p[&(0, 10, 2)]);
-    assert!(p[&(0, 10, 1)] > 0.95, "5% at 1% noise, 10 pairs: {}", p[&(0, 10, 1)]);
     assert!(p[&(1, 30, 2)] > 0.8, "10% at 5% noise, 30 pairs: {}", p[&(1, 30, 2)]);
-    // A 2% shift sits on the 2% floor: the rule does not call it, by design.
-    assert!(p[&(0, 30, 0)] < 0.5, "2% at 1% noise: {}", p[&(0, 30, 0)]);
+    // 2% lies inside the 5% margin and 5% on its edge: the rule does not call them, by design.
+    assert!(p[&(0, 30, 0)] < 0.05, "2% at 1% noise: {}", p[&(0, 30, 0)]);
+    assert!(p[&(0, 30, 1)] < 0.5, "5% at 1% noise: {}", p[&(0, 30, 1)]);
 }
 
 /// Claim: in suites of 60 scenarios of which 6 are 10% slower (noise 2-5%), the false

@@ -1,12 +1,18 @@
-//! The verdict rule (STATISTICS.md item 10): `regressed` / `improved` / `unchanged` /
-//! `inconclusive` from an [`Effect`], its Benjamini-Hochberg q, the metric's direction and the
-//! noise band; with the minimal detectable effect and the runs that would decide.
+//! The verdict rule: `regressed` / `improved` / `unchanged` / `inconclusive` from an [`Effect`],
+//! its Benjamini-Hochberg q, the metric's direction, the margin of practical relevance and the
+//! alpha a (sequential) look may spend; with the minimal detectable effect and the pairs that
+//! would decide.
+//!
+//! The interval already carries the run's own noise, so the rule compares it with a margin
+//! chosen for relevance (`--margin`, or a band calibrated in separate A/A sessions), never with
+//! the run's noise a second time (issue 15: that made +22.7% [+7.5%, +40.1%] inconclusive).
 
 use super::effect::{Effect, Scale};
 use crate::model::{Better, CompareVerdict};
-use crate::stats::{minimal_detectable_effect, required_n_paired, tost_equivalent};
+use crate::stats::{Interval, minimal_detectable_effect, required_n_paired};
 
-/// Significance level of a `regressed` / `improved` verdict, after Benjamini-Hochberg.
+/// Significance level of a `regressed` / `improved` verdict, after Benjamini-Hochberg, spent
+/// over all looks of a sequential comparison.
 pub const ALPHA: f64 = 0.05;
 /// Power that `mde` and `runs_needed` are stated at.
 pub const POWER: f64 = 0.8;
@@ -14,23 +20,32 @@ pub const POWER: f64 = 0.8;
 /// two builds come from code layout and link order alone (Mytkowicz et al., ASPLOS 2009), which
 /// no within-session interval can see.
 pub const DEFAULT_NOISE_FLOOR: f64 = 0.02;
-/// z(0.975): the band's own-noise term is the 97.5th percentile of |A/A change| at this run count.
-const Z975: f64 = 1.959_964;
+/// Default margin of practical relevance (`--margin`): `unchanged` means the interval lies
+/// inside +-5%, `regressed` that it lies wholly beyond +5%.
+pub const DEFAULT_MARGIN: f64 = 0.05;
 
-/// The noise band of one comparison (a fraction of the baseline):
-/// `max(floor, calibrated, 1.96 se)`, where `1.96 se` is the 97.5th percentile of the change an
-/// A/A comparison with this scenario's own noise and run count would show (the same quantity
-/// `calibrate` measures across sessions). Exact (zero-variance) values have no noise: band 0.
-pub(crate) fn noise_band(effect: &Effect, floor: f64, calibrated: Option<f64>) -> f64 {
+/// A calibrated band measured at `n_cal` pairs, applied at `n` pairs. Below `n_cal` its width
+/// grows as `sqrt(n_cal / n)` (the standard error it was built from does); above, it is kept,
+/// because the between-session part it may contain does not shrink with more pairs.
+pub(crate) fn scale_calibrated(band: f64, n_cal: usize, n: usize) -> f64 {
+    if n == 0 || n >= n_cal {
+        band
+    } else {
+        band * (n_cal as f64 / n as f64).sqrt()
+    }
+}
+
+/// The band of one comparison (a fraction of the baseline): `max(floor, margin, calibrated)`.
+/// Exact (zero-variance) values have no noise: band 0.
+pub(crate) fn noise_band(effect: &Effect, floor: f64, margin: f64, calibrated: Option<f64>) -> f64 {
     if effect.exact {
         return 0.0;
     }
-    let own = from_scale(effect.scale, Z975 * effect.se);
-    floor.max(calibrated.unwrap_or(0.0)).max(own)
+    floor.max(margin).max(calibrated.unwrap_or(0.0))
 }
 
 /// A fraction of change on the effect's scale (log ratio or relative difference).
-fn to_scale(scale: Scale, fraction: f64) -> f64 {
+pub(crate) fn to_scale(scale: Scale, fraction: f64) -> f64 {
     match scale {
         Scale::Log => fraction.ln_1p(),
         Scale::Relative => fraction,
@@ -52,6 +67,8 @@ pub(crate) struct Decision {
     pub mde: f64,
     /// For `inconclusive`: pairs (or runs a side) for 80% power at the band's size.
     pub runs_needed: Option<usize>,
+    /// The interval the verdict was judged on (level `1 - alpha_look`).
+    pub interval: Interval,
     pub note: Option<String>,
 }
 
@@ -65,43 +82,39 @@ pub(crate) fn mde(effect: &Effect, band: f64) -> f64 {
     from_scale(effect.scale, to_scale(effect.scale, band) + extra)
 }
 
-/// Decide one entry. `q` is its Benjamini-Hochberg adjusted p-value; `band` from [`noise_band`];
-/// `base_band` the band without the own-noise term (`max(floor, calibrated)`), which sets
-/// `runs_needed`.
+/// Pairs at which the verdict would likely (80%) be decided, given where the estimate sits: near
+/// zero, to show the interval inside the band; beyond it, to show it wholly beyond. The distance
+/// to the band edge is floored at half the band so an estimate on the edge gets a finite answer.
+fn runs_needed(effect: &Effect, w: f64) -> Option<usize> {
+    if effect.exact || effect.sd == 0.0 {
+        return None;
+    }
+    let dist = (effect.estimate.abs() - w).abs().max(w / 2.0);
+    Some(required_n_paired(effect.sd, dist, ALPHA, POWER).max(effect.n() + 1))
+}
+
+/// Decide one entry. `q` is its Benjamini-Hochberg adjusted (sequential) p-value; `band` from
+/// [`noise_band`]; `alpha_look` the alpha this look may spend ([`ALPHA`] for a single look).
 ///
-/// - `regressed` / `improved`: `q <= ALPHA` and the whole 95% interval beyond +-band, on the side
-///   `better` calls worse / better;
-/// - `unchanged`: the 90% interval inside +-`base_band` (TOST at 5%; 0 for exact values);
+/// - `regressed` / `improved`: `q <= ALPHA` and the whole `1 - alpha_look` interval beyond
+///   +-band, on the side `better` calls worse / better;
+/// - `unchanged`: the `1 - 2 alpha_look` interval inside +-band (two one-sided tests at
+///   `alpha_look`; band 0 for exact values);
 /// - `inconclusive` otherwise. Metrics with no better direction (counters) are `unchanged` or
 ///   `inconclusive` with a note saying how they changed, never `regressed` / `improved`.
-pub(crate) fn decide(effect: &Effect, better: Better, q: f64, band: f64, base_band: f64) -> Decision {
+pub(crate) fn decide(effect: &Effect, better: Better, q: f64, band: f64, alpha_look: f64) -> Decision {
     let w = to_scale(effect.scale, band);
-    let up = effect.ci95.low > w;
-    let down = effect.ci95.high < -w;
-    // Equivalence is judged against the band without the own-noise term: "unchanged" must mean
-    // "no change beyond the floor (or calibrated band)", not "within this scenario's own noise".
-    let w0 = if effect.exact { 0.0 } else { to_scale(effect.scale, base_band) };
-    let equivalent = tost_equivalent(&effect.ci90, w0);
+    let interval = effect.interval(1.0 - alpha_look);
+    let narrow = effect.interval(1.0 - 2.0 * alpha_look);
+    let up = interval.low > w;
+    let down = interval.high < -w;
+    let equivalent = -w <= narrow.low && narrow.high <= w;
     let change_pct = (effect.to_ratio(effect.estimate) - 1.0) * 100.0;
-    let mde = mde(effect, band);
-    // Pairs at which the verdict would likely (80%) be decided, given where the estimate sits:
-    // near zero, to show it inside the band (TOST); beyond the band, to show it wholly beyond
-    // max(band, 1.96 se), which takes about (1.96 + 1.96 + 0.84) / (1.96 + 0.84) = 1.7 times the
-    // sd. The distance to the band edge is floored at half the band so an estimate sitting on
-    // the edge still gets a finite answer.
-    let runs_needed = || {
-        if effect.exact || effect.sd == 0.0 {
-            return None;
-        }
-        let w0 = to_scale(effect.scale, base_band);
-        let dist = (effect.estimate.abs() - w0).abs().max(w0 / 2.0);
-        let sd = if effect.estimate.abs() > w0 { 1.7 * effect.sd } else { effect.sd };
-        Some(required_n_paired(sd, dist, ALPHA, POWER).max(effect.n() + 1))
-    };
     let decided = |verdict| Decision {
         verdict,
-        mde,
+        mde: mde(effect, band),
         runs_needed: None,
+        interval: interval.clone(),
         note: None,
     };
     match better {
@@ -122,7 +135,7 @@ pub(crate) fn decide(effect: &Effect, better: Better, q: f64, band: f64, base_ba
         }
         _ if equivalent => decided(CompareVerdict::Unchanged),
         _ => Decision {
-            runs_needed: runs_needed(),
+            runs_needed: runs_needed(effect, w),
             ..decided(CompareVerdict::Inconclusive)
         },
     }
@@ -138,10 +151,10 @@ mod tests {
         let a: Vec<f64> = (0..10).map(|i| 100.0 + (i % 3) as f64).collect();
         let b: Vec<f64> = a.iter().enumerate().map(|(i, x)| x * 1.2 + (i % 2) as f64).collect();
         let e = paired(&a, &b).unwrap();
-        let band = noise_band(&e, DEFAULT_NOISE_FLOOR, None);
-        assert_eq!(decide(&e, Better::Lower, e.p_value, band, 0.02).verdict, CompareVerdict::Regressed);
-        assert_eq!(decide(&e, Better::Higher, e.p_value, band, 0.02).verdict, CompareVerdict::Improved);
-        let d = decide(&e, Better::Neither, e.p_value, band, 0.02);
+        let band = noise_band(&e, DEFAULT_NOISE_FLOOR, DEFAULT_MARGIN, None);
+        assert_eq!(decide(&e, Better::Lower, e.p_value, band, ALPHA).verdict, CompareVerdict::Regressed);
+        assert_eq!(decide(&e, Better::Higher, e.p_value, band, ALPHA).verdict, CompareVerdict::Improved);
+        let d = decide(&e, Better::Neither, e.p_value, band, ALPHA);
         assert_eq!(d.verdict, CompareVerdict::Inconclusive);
         assert!(d.note.unwrap().contains("+20"));
     }
@@ -151,52 +164,84 @@ mod tests {
         let a = [100.0, 130.0, 90.0, 120.0];
         let b = [125.0, 100.0, 118.0, 95.0];
         let e = paired(&a, &b).unwrap();
-        let band = noise_band(&e, 0.02, None);
-        let d = decide(&e, Better::Lower, e.p_value, band, 0.02);
+        let band = noise_band(&e, 0.02, 0.05, None);
+        let d = decide(&e, Better::Lower, e.p_value, band, ALPHA);
         assert_eq!(d.verdict, CompareVerdict::Inconclusive);
         assert!(d.runs_needed.unwrap() > 4, "{d:?}");
         assert!(d.mde > band);
         let a: Vec<f64> = (0..10).map(|i| 100.0 + (i % 4) as f64 * 0.2).collect();
         let b: Vec<f64> = (0..10).map(|i| 100.0 + ((i + 1) % 4) as f64 * 0.2).collect();
         let e = paired(&a, &b).unwrap();
-        let band = noise_band(&e, 0.02, None);
-        assert_eq!(decide(&e, Better::Lower, e.p_value, band, 0.02).verdict, CompareVerdict::Unchanged);
+        let band = noise_band(&e, 0.02, 0.05, None);
+        assert_eq!(decide(&e, Better::Lower, e.p_value, band, ALPHA).verdict, CompareVerdict::Unchanged);
+    }
+
+    /// Issue 15's case: +22.7% [+7.5%, +40.1%], q = 0.017, was inconclusive because its low end
+    /// lay inside a +-12.1% band made of the run's own noise. Beyond the 5% margin it regresses.
+    #[test]
+    fn an_interval_beyond_the_margin_regresses_however_noisy_the_run() {
+        let a: Vec<f64> = (0..12).map(|i| 100.0 * (1.0 + 0.25 * ((i * 7 % 12) as f64 - 5.5) / 5.5)).collect();
+        let b: Vec<f64> = a
+            .iter()
+            .enumerate()
+            .map(|(i, x)| x * 1.227 * (1.0 + 0.2 * ((i * 5 % 12) as f64 - 5.5) / 5.5))
+            .collect();
+        let e = paired(&a, &b).unwrap();
+        let i = e.interval(0.95);
+        assert!(i.low > 0.05_f64.ln_1p() && i.low < 0.121_f64.ln_1p(), "{i:?}");
+        let band = noise_band(&e, 0.02, 0.05, None);
+        assert_eq!(decide(&e, Better::Lower, 0.017, band, ALPHA).verdict, CompareVerdict::Regressed);
     }
 
     #[test]
-    fn a_significant_change_inside_the_band_is_not_a_regression() {
-        // 1% slower on every pair, very low noise: significant, but inside the 2% floor.
+    fn a_significant_change_inside_the_margin_is_unchanged_not_a_regression() {
+        // 1% slower on every pair, very low noise: significant, but inside the 5% margin.
         let a: Vec<f64> = (0..20).map(|i| 100.0 + (i % 5) as f64 * 0.01).collect();
         let b: Vec<f64> = a.iter().enumerate().map(|(i, x)| x * 1.01 + (i % 3) as f64 * 0.01).collect();
         let e = paired(&a, &b).unwrap();
         assert!(e.p_value < 1e-6);
-        let band = noise_band(&e, 0.02, None);
-        assert_eq!(decide(&e, Better::Lower, e.p_value, band, 0.02).verdict, CompareVerdict::Unchanged);
+        let band = noise_band(&e, 0.02, 0.05, None);
+        assert_eq!(decide(&e, Better::Lower, e.p_value, band, ALPHA).verdict, CompareVerdict::Unchanged);
         // A calibrated band of 27% does not let a 20% change through either.
         let b: Vec<f64> = a.iter().enumerate().map(|(i, x)| x * 1.2 + (i % 3) as f64 * 0.01).collect();
         let e = paired(&a, &b).unwrap();
-        let band = noise_band(&e, 0.02, Some(0.27));
-        assert_ne!(decide(&e, Better::Lower, e.p_value, band, 0.27).verdict, CompareVerdict::Regressed);
+        let band = noise_band(&e, 0.02, 0.05, Some(0.27));
+        assert_ne!(decide(&e, Better::Lower, e.p_value, band, ALPHA).verdict, CompareVerdict::Regressed);
     }
 
+    /// A smaller spent alpha (a sequential look) widens the interval: what the full alpha calls
+    /// regressed, an early look may leave inconclusive.
     #[test]
-    fn a_noisy_null_is_inconclusive_not_unchanged_within_its_own_noise() {
-        let a: Vec<f64> = (0..30).map(|i| 100.0 * (1.0 + 0.15 * ((i * 7 % 11) as f64 - 5.0) / 5.0)).collect();
-        let b: Vec<f64> = (0..30).map(|i| 100.0 * (1.0 + 0.15 * ((i * 5 % 11) as f64 - 5.0) / 5.0)).collect();
+    fn a_look_with_less_alpha_needs_more_evidence() {
+        let a: Vec<f64> = (0..10).map(|i| 100.0 * (1.0 + 0.06 * ((i * 3 % 10) as f64 - 4.5) / 4.5)).collect();
+        let b: Vec<f64> = a
+            .iter()
+            .enumerate()
+            .map(|(i, x)| x * 1.12 * (1.0 + 0.06 * ((i * 7 % 10) as f64 - 4.5) / 4.5))
+            .collect();
         let e = paired(&a, &b).unwrap();
-        let band = noise_band(&e, 0.02, None);
-        assert!(band > 0.04 && tost_equivalent(&e.ci90, band.ln_1p()), "{band} {e:?}");
-        let d = decide(&e, Better::Lower, e.p_value, band, 0.02);
-        assert_eq!(d.verdict, CompareVerdict::Inconclusive);
-        assert!(d.runs_needed.unwrap() > 30);
+        let band = noise_band(&e, 0.02, 0.05, None);
+        let full = decide(&e, Better::Lower, 0.001, band, ALPHA);
+        let early = decide(&e, Better::Lower, 0.001, band, 0.0005);
+        assert_eq!(full.verdict, CompareVerdict::Regressed, "{full:?}");
+        assert_eq!(early.verdict, CompareVerdict::Inconclusive, "{early:?}");
+        assert!(early.interval.width() > full.interval.width());
+    }
+
+    /// Issue 14: a band calibrated at 20 pairs, applied at 5, is twice as wide; at 40 it is kept.
+    #[test]
+    fn a_calibrated_band_scales_with_the_pair_count() {
+        assert!((scale_calibrated(0.04, 20, 5) - 0.08).abs() < 1e-12);
+        assert_eq!(scale_calibrated(0.04, 20, 40), 0.04);
+        assert_eq!(scale_calibrated(0.04, 20, 20), 0.04);
     }
 
     #[test]
     fn exact_counters_have_no_band() {
         let e = paired(&[8.0, 8.0, 8.0], &[8.0, 8.0, 8.0]).unwrap();
-        assert_eq!(noise_band(&e, 0.02, None), 0.0);
-        assert_eq!(decide(&e, Better::Neither, 1.0, 0.0, 0.02).verdict, CompareVerdict::Unchanged);
+        assert_eq!(noise_band(&e, 0.02, 0.05, None), 0.0);
+        assert_eq!(decide(&e, Better::Neither, 1.0, 0.0, ALPHA).verdict, CompareVerdict::Unchanged);
         let e = paired(&[8.0, 8.0, 8.0], &[9.0, 9.0, 9.0]).unwrap();
-        assert_eq!(decide(&e, Better::Lower, 0.0, 0.0, 0.02).verdict, CompareVerdict::Regressed);
+        assert_eq!(decide(&e, Better::Lower, 0.0, 0.0, ALPHA).verdict, CompareVerdict::Regressed);
     }
 }

@@ -89,6 +89,67 @@ pub struct CompareEntry {
     /// Why the verdict is what it is, when that is not obvious (failures, no direction, exact values).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// Confidence level of `low`/`high` when it is not 95%: a sequential look judges its interval
+    /// at the level its spent alpha allows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level: Option<f64>,
+    /// The metric this one is computed from (a rate from the same latency): it shares that
+    /// metric's verdict and is not a hypothesis of its own in Benjamini-Hochberg.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub derived_from: Option<String>,
+    /// Where the noise came from, on the log scale (interleaved design).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub noise: Option<NoiseSources>,
+}
+
+/// Where the noise of one comparison came from: standard deviations on the log scale.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NoiseSources {
+    /// Spread of iterations inside one process (pooled over both sides).
+    pub within_process: Option<f64>,
+    /// Spread of per-process values between processes of one side, beyond what `within_process`
+    /// explains.
+    pub between_processes: f64,
+    /// Spread of the per-pair log ratio (what the interval is built from).
+    pub per_pair: f64,
+    /// Drift over the session: change in the baseline per 100 pairs, as a fraction.
+    pub drift_per_100_pairs: f64,
+    /// Pairs beyond Tukey's 3 IQR fences, cut by the trimmed mean.
+    pub outliers_set_aside: usize,
+}
+
+/// The A/A null control run inside a comparison.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NullControl {
+    /// Most A/A pairs of any scenario.
+    pub pairs: usize,
+    /// Directed, non-derived control rows judged.
+    pub rows: usize,
+    /// Control rows with p <= alpha.
+    pub significant: usize,
+    /// How many chance would give (alpha x rows).
+    pub expected: f64,
+    /// Control rows called regressed or improved, with their change.
+    pub moved: Vec<String>,
+    /// The control moved beyond its expectation: verdicts were downgraded.
+    pub too_noisy: bool,
+}
+
+/// What a sequential comparison (`--budget`) did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SequentialRun {
+    /// The time budget, seconds.
+    pub budget_s: f64,
+    /// Seconds spent running pairs.
+    pub spent_s: f64,
+    /// Batches run (looks taken).
+    pub looks: usize,
+    /// Pairs run over all scenarios.
+    pub pairs: usize,
+    /// Scenarios that still wanted pairs when the budget ran out.
+    pub cut_by_budget: Vec<String>,
+    /// More seconds that would likely (80%) decide the inconclusive rows, at the measured pair cost.
+    pub seconds_to_decide_rest: f64,
 }
 
 /// Metadata of one comparison: `compare-run.json`.
@@ -125,6 +186,21 @@ pub struct CompareRun {
     /// Warnings (environment suspect, scenarios on one side only).
     #[serde(default)]
     pub warnings: Vec<String>,
+    /// Margin of practical relevance (fraction), when the comparison used one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub margin: Option<f64>,
+    /// What the sequential run did (`--budget`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sequential: Option<SequentialRun>,
+    /// Commit the baseline was built from (`--base-ref`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline_commit: Option<String>,
+    /// Commit the candidate was built from (`--base-ref`; `-dirty` when the tree had changes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub candidate_commit: Option<String>,
+    /// The A/A null control, when one ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub null_control: Option<NullControl>,
     /// Where it ran.
     pub host: HostInfo,
     /// The command line that reproduces it (seed included).

@@ -15,7 +15,7 @@ mod record;
 mod results;
 mod summarize;
 
-pub use compare::{CalibrationEntry, CompareEntry, CompareRun, CompareVerdict, SideStats};
+pub use compare::{CalibrationEntry, CompareEntry, CompareRun, CompareVerdict, NoiseSources, NullControl, SequentialRun, SideStats};
 pub use detect::{
     DETECT_FORMAT_VERSION, DetectEntry, DetectRun, Evidence, EvidenceKind, FailureRate, Mechanism, MechanismKind, OrderVerdict, RunCounts,
     ScheduleRecord, ValueShift,

@@ -37,6 +37,12 @@ impl Reporter for JsonWriter {
     }
 }
 
+/// The lines of `text` that were written whole: a kill in the middle of an append can leave a
+/// last line without its newline, which is a torn record, not a malformed file.
+pub(crate) fn complete_lines(text: &str) -> std::str::Lines<'_> {
+    text.rfind('\n').map_or("", |end| &text[..=end]).lines()
+}
+
 /// Read a run directory back: `results.json`, with runs from `results.jsonl` when the run was
 /// cut short (its summaries are then recomputed). Errors name the file and the line or column.
 pub fn read_results(dir: &Path) -> Result<ResultsFile, Error> {
@@ -50,7 +56,7 @@ pub fn read_results(dir: &Path) -> Result<ResultsFile, Error> {
         let jsonl = dir.join("results.jsonl");
         let text = std::fs::read_to_string(&jsonl).unwrap_or_default();
         let mut runs = Vec::new();
-        for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        for (i, line) in complete_lines(&text).enumerate().filter(|(_, l)| !l.trim().is_empty()) {
             let r: RunRecord = serde_json::from_str(line).map_err(|e| Error::BadResultsFile {
                 path: jsonl.clone(),
                 detail: format!("line {}, column {}: {e}", i + 1, e.column()),

@@ -32,6 +32,9 @@ impl Reporter for JsonlWriter {
     fn on_event(&mut self, event: &RunEvent<'_>) -> Result<(), Error> {
         match event {
             RunEvent::Started { .. } => {
+                if self.append {
+                    drop_torn_tail(&self.path).map_err(io_err(format!("repairing {}", self.path.display())))?;
+                }
                 let f = OpenOptions::new()
                     .create(true)
                     .write(true)
@@ -55,5 +58,36 @@ impl Reporter for JsonlWriter {
             _ => {}
         }
         Ok(())
+    }
+}
+
+/// A run killed mid-append can leave a last line without its newline; cut it off before
+/// appending, or the next record would be glued onto it.
+fn drop_torn_tail(path: &std::path::Path) -> std::io::Result<()> {
+    let Ok(text) = std::fs::read(path) else {
+        return Ok(()); // nothing there yet
+    };
+    let whole = text.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    if whole < text.len() {
+        OpenOptions::new().write(true).open(path)?.set_len(whole as u64)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn appending_cuts_a_torn_last_line_and_keeps_whole_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("results.jsonl");
+        std::fs::write(&path, "{\"a\":1}\n{\"b\":2}\n{\"torn\":").unwrap();
+        drop_torn_tail(&path).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{\"a\":1}\n{\"b\":2}\n");
+        drop_torn_tail(&path).unwrap(); // whole already: unchanged
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{\"a\":1}\n{\"b\":2}\n");
+        assert_eq!(crate::report::json::complete_lines("x\ny\nto").collect::<Vec<_>>(), ["x", "y"]);
+        assert_eq!(crate::report::json::complete_lines("no newline").count(), 0);
     }
 }

@@ -22,7 +22,7 @@ pub struct TestResult {
 }
 
 /// Mean difference, its standard error and Welch-Satterthwaite df for `mean(b) - mean(a)`.
-fn welch_parts(a: &[f64], b: &[f64]) -> Result<(f64, f64, f64), StatsError> {
+pub fn welch_parts(a: &[f64], b: &[f64]) -> Result<(f64, f64, f64), StatsError> {
     let (a, b) = (Sample::new(a)?, Sample::new(b)?);
     let (va, vb) = (a.var() / a.len() as f64, b.var() / b.len() as f64);
     let se2 = va + vb;

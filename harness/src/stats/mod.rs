@@ -9,7 +9,7 @@
 
 pub(crate) mod autocorr;
 pub(crate) mod changepoint;
-mod dist;
+pub(crate) mod dist;
 pub(crate) mod errors;
 pub(crate) mod hypothesis;
 pub(crate) mod interval;
@@ -18,7 +18,9 @@ pub(crate) mod outliers;
 pub(crate) mod power;
 pub(crate) mod proportion;
 pub(crate) mod sample;
+pub(crate) mod signed_rank;
 pub(crate) mod summary;
+pub(crate) mod trimmed;
 pub(crate) mod variance_split;
 
 #[cfg(test)]
@@ -27,12 +29,14 @@ pub(crate) mod testutil;
 pub use changepoint::{ChangePoint, ChangePointConfig, change_points, run_level};
 pub use autocorr::{lag1_autocorrelation, mean_lag1_autocorrelation};
 pub use errors::StatsError;
-pub use hypothesis::{TestResult, benjamini_hochberg, mann_whitney_u, paired_t, t_interval, tost_equivalent, welch_interval, welch_t};
+pub use hypothesis::{TestResult, welch_parts, benjamini_hochberg, mann_whitney_u, paired_t, t_interval, tost_equivalent, welch_interval, welch_t};
 pub use interval::Interval;
 pub use median_ci::median_interval;
 pub use outliers::{MILD_IQR, MIN_N_FOR_OUTLIERS, Outlier, SEVERE_IQR, Severity, tukey_outliers};
 pub use power::{minimal_detectable_effect, required_n_paired};
 pub use proportion::{clopper_pearson, clopper_pearson_upper, wilson};
 pub use sample::Sample;
+pub use signed_rank::{hodges_lehmann, wilcoxon_signed_rank};
 pub use summary::{Center, Summary, UNSTABLE_AUTOCORR, UNSTABLE_MIN_SEVERE, UNSTABLE_SEVERE_SHARE, summarize};
+pub use trimmed::{trimmed_mean, yuen, yuen_parts};
 pub use variance_split::{ThreeLevelSplit, VarianceSplit, three_level_split, variance_split};

@@ -41,7 +41,10 @@ pub struct Outlier {
 }
 
 /// Flags the values of `sample` outside Tukey's fences, computed on `transform(value)`
-/// (identity or `ln`). Returns nothing below [`MIN_N_FOR_OUTLIERS`] values.
+/// (identity or `ln`). Returns nothing below [`MIN_N_FOR_OUTLIERS`] values, and nothing when
+/// the IQR is zero: then at least half the values tie (a quantized timer, a counter), the
+/// fences have zero width and every differing value would be "severe", which says nothing
+/// about accidents and everything about the quantization.
 pub fn tukey_outliers(sample: &Sample<'_>, transform: impl Fn(f64) -> f64) -> Vec<Outlier> {
     let values = sample.as_slice();
     if values.len() < MIN_N_FOR_OUTLIERS {
@@ -52,6 +55,9 @@ pub fn tukey_outliers(sample: &Sample<'_>, transform: impl Fn(f64) -> f64) -> Ve
     sorted.sort_by(f64::total_cmp);
     let (q1, q3) = (quantile_sorted(&sorted, 0.25), quantile_sorted(&sorted, 0.75));
     let iqr = q3 - q1;
+    if iqr <= f64::EPSILON * q1.abs().max(q3.abs()) {
+        return Vec::new();
+    }
     t.iter()
         .enumerate()
         .filter_map(|(index, &y)| {
@@ -70,4 +76,19 @@ pub fn tukey_outliers(sample: &Sample<'_>, transform: impl Fn(f64) -> f64) -> Ve
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tied_quartiles_flag_nothing_and_a_real_far_value_is_severe() {
+        let tied = [5.0, 5.0, 5.0, 5.0, 5.0, 5.0, 6.0, 4.0, 5.0, 9.0];
+        assert!(tukey_outliers(&Sample::new(&tied).unwrap(), |x| x).is_empty());
+        let spread = [5.0, 5.1, 4.9, 5.2, 4.8, 5.0, 5.05, 4.95, 5.1, 9.0];
+        let out = tukey_outliers(&Sample::new(&spread).unwrap(), |x| x);
+        assert_eq!(out.len(), 1);
+        assert_eq!((out[0].index, out[0].severity), (9, Severity::Severe));
+    }
 }

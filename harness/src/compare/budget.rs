@@ -1,0 +1,279 @@
+//! `--budget`: the sequential comparison run for real. Batches of interleaved pairs go only to
+//! the scenarios still undecided ([`Sequential`]), each batch trimmed to what the remaining time
+//! affords at the pair cost measured so far, until every scenario is decided or the budget is
+//! spent. Without a budget there is one look at `--runs` pairs.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use super::analyze::{AnalysisConfig, MetricInput};
+use super::compare::PHASE;
+use super::control::{control_pairs, downgrade, judge};
+use super::inputs::from_pairs;
+use super::interleave::{Interleaver, ScenarioRuns, Side, Slot};
+use super::sequential::{DEFAULT_HORIZON, Plan, Sequential};
+use crate::errors::Error;
+use crate::events::{Reporter, RunEvent};
+use crate::model::Listed;
+use crate::model::{CompareEntry, CompareVerdict, NullControl, SequentialRun};
+
+/// What the sequential run did, for compare-run.json and the Markdown.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct BudgetReport {
+    /// Looks taken (batches run).
+    pub looks: usize,
+    /// Pairs run, over all scenarios.
+    pub pairs: usize,
+    /// Wall time spent running pairs.
+    pub spent: Duration,
+    /// Scenarios left undecided because the budget ran out, with the pairs each would need.
+    pub cut_by_budget: Vec<String>,
+    /// Seconds one pair of each scenario took (both processes), as measured.
+    pub pair_seconds: BTreeMap<String, f64>,
+    /// The A/A null control's judgement, when one ran.
+    pub null_control: Option<NullControl>,
+}
+
+/// Pairs of each scenario in `runs`.
+fn pair_counts(runs: &BTreeMap<String, ScenarioRuns>) -> BTreeMap<String, usize> {
+    runs.iter()
+        .map(|(k, v)| (k.clone(), v.baseline.len().min(v.candidate.len())))
+        .collect()
+}
+
+/// Run `slots` as one phase of the seam.
+fn phase(il: &mut Interleaver<'_>, slots: &[Slot], name: &str, events: &mut dyn Reporter) -> Result<(), Error> {
+    events.on_event(&RunEvent::PhaseStarted {
+        name,
+        planned: slots.len(),
+    })?;
+    il.run_batch(slots, events)?;
+    events.on_event(&RunEvent::PhaseFinished { name })
+}
+
+/// How a sequential comparison runs.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SequentialSettings {
+    /// Pairs of the first look (`--runs`).
+    pub first: usize,
+    /// `--budget`; without it there is one look.
+    pub budget: Option<Duration>,
+    /// Seed of the batch schedules.
+    pub seed: u64,
+    /// `--null-control` share (0: none).
+    pub control_share: f64,
+    /// `--resources`: judge peak RSS and CPU times too.
+    pub resources: bool,
+}
+
+/// Slots that bring each scenario from `have` to `want` pairs: round r holds the scenarios
+/// still short after r extra pairs, in a fresh random order, each pair's first side a coin.
+fn batch(selected: &[Listed], have: &BTreeMap<String, usize>, want: &BTreeMap<String, usize>, rng: &mut ChaCha8Rng) -> Vec<Slot> {
+    let extra = |i: usize| {
+        let name = &selected[i].name;
+        want.get(name)
+            .copied()
+            .unwrap_or(0)
+            .saturating_sub(have.get(name).copied().unwrap_or(0))
+    };
+    let rounds = (0..selected.len()).map(extra).max().unwrap_or(0);
+    let mut slots = Vec::new();
+    for r in 0..rounds {
+        let mut order: Vec<usize> = (0..selected.len()).filter(|&i| extra(i) > r).collect();
+        rand::seq::SliceRandom::shuffle(order.as_mut_slice(), rng);
+        for scenario in order {
+            let round = have.get(&selected[scenario].name).copied().unwrap_or(0) + r;
+            let first = if rng.random::<bool>() { Side::Baseline } else { Side::Candidate };
+            let second = if first == Side::Baseline { Side::Candidate } else { Side::Baseline };
+            slots.push(Slot {
+                round,
+                scenario,
+                side: first,
+            });
+            slots.push(Slot {
+                round,
+                scenario,
+                side: second,
+            });
+        }
+    }
+    slots
+}
+
+/// The sequential comparison of `selected`: first batch `first` pairs; with a budget, more
+/// looks up to the horizon. `pairs` runs baseline against candidate, `control` baseline against
+/// itself. Returns every run, the inputs and rows of the last look and what was done.
+pub(crate) fn run_sequential(
+    mut pairs: Interleaver<'_>,
+    mut control: Interleaver<'_>,
+    selected: &[Listed],
+    s: SequentialSettings,
+    config: AnalysisConfig,
+    events: &mut dyn Reporter,
+) -> Result<Finished, Error> {
+    let plan = match s.budget {
+        Some(_) => Plan {
+            first: s.first,
+            horizon: DEFAULT_HORIZON.max(s.first),
+        },
+        None => Plan::single(s.first),
+    };
+    let mut seq = Sequential::new(plan, config);
+    let mut rng = ChaCha8Rng::seed_from_u64(s.seed);
+    let start = Instant::now();
+    let mut report = BudgetReport::default();
+    let mut want: BTreeMap<String, usize> = selected.iter().map(|l| (l.name.clone(), s.first)).collect();
+    loop {
+        let slots = batch(selected, &pair_counts(pairs.runs()), &want, &mut rng);
+        phase(&mut pairs, &slots, &format!("{PHASE} look {}", report.looks + 1), events)?;
+        report.looks += 1;
+        report.pairs += slots.len() / 2;
+        let control_want: BTreeMap<String, usize> = want.iter().map(|(k, &n)| (k.clone(), control_pairs(n, s.control_share))).collect();
+        let slots = batch(selected, &pair_counts(control.runs()), &control_want, &mut rng);
+        if !slots.is_empty() {
+            phase(&mut control, &slots, "null control (A/A)", events)?;
+        }
+        for (name, sr) in pairs.runs() {
+            let n = sr.baseline.len().min(sr.candidate.len()).max(1);
+            let ns: u64 = sr.baseline.iter().chain(&sr.candidate).map(|r| r.wall_ns).sum();
+            report.pair_seconds.insert(name.clone(), ns as f64 / 1e9 / n as f64);
+        }
+        let inputs = from_pairs(pairs.runs(), s.resources);
+        let entries = seq.look(&inputs);
+        report.spent = start.elapsed();
+        want = seq.next();
+        if let Some(budget) = s.budget {
+            afford(
+                &mut want,
+                &mut seq,
+                &mut report,
+                pairs.runs(),
+                budget.as_secs_f64() - start.elapsed().as_secs_f64(),
+                s.control_share,
+            );
+        }
+        if want.is_empty() {
+            let control_runs = control.into_runs();
+            return Ok(finish(pairs.into_runs(), inputs, entries, report, &control_runs, &seq.config));
+        }
+    }
+}
+
+/// Keep in `want` the scenarios the time `left` affords at their measured pair cost (with the
+/// control's share), cheapest first; the rest stop at their last look.
+fn afford(
+    want: &mut BTreeMap<String, usize>,
+    seq: &mut Sequential,
+    report: &mut BudgetReport,
+    runs: &BTreeMap<String, ScenarioRuns>,
+    mut left: f64,
+    control_share: f64,
+) {
+    let have = pair_counts(runs);
+    let mut cost: Vec<(f64, String)> = want
+        .iter()
+        .map(|(name, &n)| {
+            let per_pair = report.pair_seconds.get(name).copied().unwrap_or(0.0) * (1.0 + control_share);
+            (
+                n.saturating_sub(have.get(name).copied().unwrap_or(0)) as f64 * per_pair,
+                name.clone(),
+            )
+        })
+        .collect();
+    cost.sort_by(|x, y| x.0.total_cmp(&y.0));
+    for (c, name) in cost {
+        if c <= left {
+            left -= c;
+        } else {
+            want.remove(&name);
+            seq.stop(&name);
+            report.cut_by_budget.push(name);
+        }
+    }
+}
+
+type Finished = (BTreeMap<String, ScenarioRuns>, Vec<MetricInput>, Vec<CompareEntry>, BudgetReport);
+
+/// Judge the null control and downgrade the verdicts when it moved.
+fn finish(
+    runs: BTreeMap<String, ScenarioRuns>,
+    inputs: Vec<MetricInput>,
+    mut entries: Vec<CompareEntry>,
+    mut report: BudgetReport,
+    control: &BTreeMap<String, ScenarioRuns>,
+    config: &AnalysisConfig,
+) -> Finished {
+    if !control.is_empty() {
+        let nc = judge(&from_pairs(control, false), config);
+        downgrade(&mut entries, &nc);
+        report.null_control = Some(nc);
+    }
+    (runs, inputs, entries, report)
+}
+
+/// The sequential run for compare-run.json, with the seconds that would decide the rows still
+/// inconclusive (their pairs needed beyond those run, at their measured pair cost).
+pub(crate) fn summary(r: &BudgetReport, entries: &[CompareEntry], budget: Option<Duration>) -> SequentialRun {
+    let mut need: BTreeMap<&str, usize> = BTreeMap::new();
+    for e in entries.iter().filter(|e| e.verdict == CompareVerdict::Inconclusive) {
+        if let Some(n) = e.runs_needed {
+            let more = n.saturating_sub(e.pairs);
+            let slot = need.entry(e.name.as_str()).or_default();
+            *slot = (*slot).max(more);
+        }
+    }
+    let rest: f64 = need
+        .iter()
+        .map(|(name, &n)| n as f64 * r.pair_seconds.get(*name).copied().unwrap_or(0.0))
+        .sum();
+    SequentialRun {
+        budget_s: budget.map_or(0.0, |b| b.as_secs_f64()),
+        spent_s: r.spent.as_secs_f64(),
+        looks: r.looks,
+        pairs: r.pairs,
+        cut_by_budget: r.cut_by_budget.clone(),
+        seconds_to_decide_rest: rest,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ScenarioKind;
+
+    fn listed(name: &str) -> Listed {
+        Listed {
+            name: name.into(),
+            kind: ScenarioKind::Measure,
+            ignored: None,
+            env: BTreeMap::new(),
+            timeout: None,
+        }
+    }
+
+    #[test]
+    fn a_batch_tops_up_each_scenario_to_its_target_in_adjacent_pairs() {
+        let sel = [listed("a"), listed("b"), listed("c")];
+        let have = BTreeMap::from([("a".to_owned(), 10), ("b".to_owned(), 10), ("c".to_owned(), 10)]);
+        let want = BTreeMap::from([("a".to_owned(), 15), ("c".to_owned(), 12)]);
+        let slots = batch(&sel, &have, &want, &mut ChaCha8Rng::seed_from_u64(3));
+        assert_eq!(slots.len(), 2 * (5 + 2));
+        for p in slots.chunks(2) {
+            assert_eq!((p[0].scenario, p[0].round), (p[1].scenario, p[1].round));
+            assert_ne!(p[0].side, p[1].side);
+        }
+        let rounds = |s: usize| {
+            slots
+                .iter()
+                .filter(|x| x.scenario == s && x.side == Side::Baseline)
+                .map(|x| x.round)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(rounds(0), vec![10, 11, 12, 13, 14]);
+        assert_eq!(rounds(2), vec![10, 11]);
+        assert!(rounds(1).is_empty());
+    }
+}
