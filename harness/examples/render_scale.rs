@@ -55,6 +55,7 @@ fn main() {
                 env_changes: Vec::new(),
                 stdout: if failed { "some output\n".repeat(20) } else { String::new() },
                 stderr: String::new(),
+                process: Default::default(),
             });
         }
     }

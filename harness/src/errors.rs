@@ -69,6 +69,14 @@ pub enum Error {
         /// The filters given.
         filters: Vec<String>,
     },
+    /// cargo could not report on or build the workspace.
+    #[error("{what}: {detail}")]
+    Cargo {
+        /// The cargo command.
+        what: String,
+        /// What went wrong.
+        detail: String,
+    },
     /// The history database cannot be opened, read or written (damaged, locked, newer schema).
     #[error("history database '{}': {detail}", path.display())]
     History {

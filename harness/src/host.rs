@@ -2,7 +2,7 @@
 
 use std::process::Command;
 
-use crate::model::HostInfo;
+use crate::model::{GpuState, HostInfo};
 
 /// What this run is running on. Cheap: reads /proc and runs `git` (and `nvidia-smi` only where
 /// an NVIDIA driver is loaded).
@@ -21,7 +21,77 @@ pub fn collect() -> HostInfo {
         load_end: None,
         gpus,
         gpu_driver,
+        gpu_start: gpu_state(),
+        gpu_end: Vec::new(),
     }
+}
+
+/// Record what changes over a command: the load average and each GPU's state at its end.
+pub fn finish(host: &mut HostInfo) {
+    host.load_end = load_average();
+    host.gpu_end = gpu_state();
+}
+
+/// Fields asked of `nvidia-smi --query-gpu`; the throttle field was renamed (event reasons) in
+/// newer drivers, so both spellings are tried.
+const GPU_FIELDS: [&str; 2] = [
+    "index,name,driver_version,clocks.sm,clocks.mem,clocks_event_reasons.active,temperature.gpu,power.draw",
+    "index,name,driver_version,clocks.sm,clocks.mem,clocks_throttle_reasons.active,temperature.gpu,power.draw",
+];
+
+/// Each GPU's state now; empty without an NVIDIA driver or `nvidia-smi`.
+pub fn gpu_state() -> Vec<GpuState> {
+    if !std::path::Path::new("/proc/driver/nvidia").exists() {
+        return Vec::new();
+    }
+    let cuda = Command::new("nvidia-smi")
+        .args(["-q", "-x"])
+        .output()
+        .ok()
+        .and_then(|o| xml_tag(&String::from_utf8_lossy(&o.stdout), "cuda_version"));
+    for fields in GPU_FIELDS {
+        let Ok(out) = Command::new("nvidia-smi")
+            .args([format!("--query-gpu={fields}").as_str(), "--format=csv,noheader,nounits"])
+            .output()
+        else {
+            return Vec::new();
+        };
+        if out.status.success() {
+            return parse_gpu_csv(&String::from_utf8_lossy(&out.stdout), cuda.as_deref());
+        }
+    }
+    Vec::new()
+}
+
+/// The text of the first `<tag>` element.
+fn xml_tag(xml: &str, tag: &str) -> Option<String> {
+    let start = xml.find(&format!("<{tag}>"))? + tag.len() + 2;
+    let end = start + xml[start..].find(&format!("</{tag}>"))?;
+    Some(xml[start..end].trim().to_owned())
+}
+
+/// One [`GpuState`] per CSV line of [`GPU_FIELDS`] (`[N/A]` and unparsable numbers are `None`).
+fn parse_gpu_csv(text: &str, cuda: Option<&str>) -> Vec<GpuState> {
+    text.lines()
+        .filter_map(|line| {
+            let f: Vec<&str> = line.split(',').map(str::trim).collect();
+            if f.len() < 8 {
+                return None;
+            }
+            let num = |s: &str| s.parse::<f64>().ok();
+            Some(GpuState {
+                index: f[0].parse().ok()?,
+                name: f[1].to_owned(),
+                driver: f[2].to_owned(),
+                cuda_version: cuda.map(str::to_owned),
+                sm_clock_mhz: num(f[3]),
+                mem_clock_mhz: num(f[4]),
+                throttle_reasons: f[5].starts_with("0x").then(|| f[5].to_owned()),
+                temperature_c: num(f[6]),
+                power_w: num(f[7]),
+            })
+        })
+        .collect()
 }
 
 /// The 1-minute load average, from /proc/loadavg.
@@ -85,4 +155,22 @@ fn gpus() -> (Vec<String>, Option<String>) {
         }
     }
     (names, driver)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gpu_csv_and_cuda_version_parse_with_missing_values() {
+        let csv = "0, NVIDIA H200, 570.86.15, 1980, 2619, 0x0000000000000004, 34, 75.52\n1, NVIDIA H200, 570.86.15, [N/A], 2619, [N/A], 35, [N/A]\n";
+        let xml = "<nvidia_smi_log><driver_version>570.86.15</driver_version><cuda_version>12.8</cuda_version></nvidia_smi_log>";
+        let g = parse_gpu_csv(csv, xml_tag(xml, "cuda_version").as_deref());
+        assert_eq!(g.len(), 2);
+        assert_eq!((g[0].name.as_str(), g[0].sm_clock_mhz, g[0].power_w), ("NVIDIA H200", Some(1980.0), Some(75.52)));
+        assert_eq!(g[0].throttle_reasons.as_deref(), Some("0x0000000000000004"));
+        assert_eq!(g[1].cuda_version.as_deref(), Some("12.8"));
+        assert_eq!((g[1].sm_clock_mhz, g[1].throttle_reasons.as_deref()), (None, None));
+        assert!(parse_gpu_csv("garbage\n", None).is_empty());
+    }
 }

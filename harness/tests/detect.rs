@@ -189,6 +189,17 @@ fn fixture_suite_verdicts_culprits_hazards_and_value_shift() {
     for e in entries.iter().filter(|e| e["name"] != "l_measure_knob") {
         assert!(e["value_shifts"].as_array().unwrap().is_empty(), "{e}");
     }
+    // A victim's reproduce line (the child protocol: culprit, then victim, in one process), run
+    // as printed, fails and prints the victim's message; a brittle scenario's line runs it alone.
+    for (name, message) in [("b_victim_of_late", "LATE was set"), ("k_brittle", "")] {
+        let Some(line) = entry(&entries, name)["reproduce"].as_str().map(str::to_owned) else {
+            panic!("{name} has no reproduce line");
+        };
+        let o = Command::new("sh").args(["-c", &line]).output().unwrap();
+        assert!(!o.status.success(), "{line} passed");
+        assert!(String::from_utf8_lossy(&o.stdout).contains(message), "{line}: {o:?}");
+    }
+    assert!(entry(&entries, "a_pass")["reproduce"].is_null());
     let _ = std::fs::remove_dir_all(&dir);
 }
 

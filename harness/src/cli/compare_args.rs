@@ -67,6 +67,10 @@ pub struct CompareArgs {
     /// Exit with status 1 when any scenario regressed (for CI gating).
     #[arg(long)]
     pub fail_on_regression: bool,
+    /// Also judge each process's resources: peak_rss_bytes, cpu_user_ns, cpu_system_ns (lower is
+    /// better). Off by default: they add rows to the multiple-testing correction.
+    #[arg(long)]
+    pub resources: bool,
     /// List under "what this cannot catch" the rows whose minimal detectable effect exceeds this percentage.
     #[arg(long, value_name = "PCT", value_parser = fraction, default_value = "5")]
     pub mde_report: f64,
@@ -172,6 +176,7 @@ pub(crate) fn compare_options(a: &CompareArgs, own_suite: bool) -> Result<Compar
         calibration: a.calibration.clone(),
         floor,
         fail_on_regression: a.fail_on_regression,
+        resources: a.resources,
         mde_report: a.mde_report,
         baseline_env: a.baseline_env.iter().cloned().collect(),
         candidate_env: a.candidate_env.iter().cloned().collect(),

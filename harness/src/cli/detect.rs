@@ -13,7 +13,7 @@ use crate::execute::{LibtestBinary, SuiteBinary};
 use crate::model::Listed;
 use crate::detect::{DetectConfig, DetectFiles, DetectSummary, Exact, OrderTarget, run_detect};
 use crate::plan::Selection;
-use crate::report::{HtmlReporter, JsonlWriter, OutDir, ProgressReporter};
+use crate::report::{HtmlReporter, JsonlWriter, JunitWriter, OutDir, ProgressReporter};
 
 /// Validated `detect` options.
 struct DetectOptions {
@@ -24,7 +24,7 @@ struct DetectOptions {
     no_fail: bool,
 }
 
-fn options(a: &DetectArgs, own: Vec<Listed>) -> Result<DetectOptions, Error> {
+fn options(a: &DetectArgs, own: Vec<Listed>, given: Option<Vec<Box<dyn OrderTarget>>>) -> Result<DetectOptions, Error> {
     let m = a.measure.resolve(&DETECT);
     let mut config = DetectConfig::new(m.seed, PathBuf::new());
     config.shuffles = a.shuffles;
@@ -35,7 +35,9 @@ fn options(a: &DetectArgs, own: Vec<Listed>) -> Result<DetectOptions, Error> {
     config.partition = a.partition;
     config.interpose_requested = !a.no_interpose;
     config.interpose = if a.no_interpose { None } else { crate::detect::preload::locate() };
-    let targets: Vec<Box<dyn OrderTarget>> = if !a.test_bin.is_empty() {
+    let targets: Vec<Box<dyn OrderTarget>> = if let Some(given) = given {
+        given
+    } else if !a.test_bin.is_empty() {
         a.test_bin
             .iter()
             .map(|p| existing("--test-bin", p).map(|p| Box::new(LibtestBinary::new(p)) as Box<dyn OrderTarget>))
@@ -59,7 +61,12 @@ fn options(a: &DetectArgs, own: Vec<Listed>) -> Result<DetectOptions, Error> {
 
 /// Run `detect`; returns the exit status.
 pub(crate) fn run(a: &DetectArgs, own: Vec<Listed>) -> Result<u8, Error> {
-    let opts = options(a, own)?;
+    run_on(a, own, None)
+}
+
+/// Run `detect` on `given` binaries (built by `cargo harness`), or on those the arguments name.
+pub(crate) fn run_on(a: &DetectArgs, own: Vec<Listed>, given: Option<Vec<Box<dyn OrderTarget>>>) -> Result<u8, Error> {
+    let opts = options(a, own, given)?;
     let out = OutDir::create(opts.out.as_deref())?;
     let mut config = opts.config;
     config.scratch = out.scratch()?;
@@ -68,8 +75,9 @@ pub(crate) fn run(a: &DetectArgs, own: Vec<Listed>) -> Result<u8, Error> {
     let mut progress = ProgressReporter::default().without_failure_lines();
     let mut summary = DetectSummary::new(std::io::stdout());
     let mut html = HtmlReporter::new(out.path().to_owned(), std::io::stdout());
+    let mut junit = JunitWriter::new(out.file("junit.xml"));
     let mut reporters = Reporters::new();
-    reporters.push(&mut jsonl).push(&mut files).push(&mut progress).push(&mut summary).push(&mut html);
+    reporters.push(&mut jsonl).push(&mut files).push(&mut progress).push(&mut summary).push(&mut junit).push(&mut html);
     let command = crate::reproduce::this_command(config.seed);
     let found = run_detect(&opts.targets, &opts.selection, &config, command, &mut reporters)?;
     let _ = std::fs::remove_dir_all(&config.scratch);

@@ -22,6 +22,7 @@ impl ExitCodes {
         match e {
             Error::InvalidFlag { .. } | Error::NothingMatched { .. } | Error::BadResultsFile { .. } => Self::USAGE,
             Error::NotASuite { .. } | Error::NotATestBinary { .. } | Error::NoResults { .. } => Self::USAGE,
+            Error::Cargo { .. } => Self::USAGE,
             Error::HistoryDuplicate { .. } | Error::Merge { .. } => Self::USAGE,
             Error::DuplicateScenario { .. } => Self::USAGE,
             // An output directory that cannot be created or written is an I/O failure, as the

@@ -6,11 +6,11 @@
 //! The only module that maps outcomes to exit codes ([`ExitCodes`]) and wires reporters onto each
 //! command; may import everything, and nothing imports it.
 
-mod args;
+pub(crate) mod args;
 mod compare;
 mod compare_args;
-mod detect;
-mod detect_args;
+pub(crate) mod detect;
+pub(crate) mod detect_args;
 mod exit_code;
 mod history;
 mod history_args;
@@ -36,7 +36,12 @@ use crate::suite::Variant;
 
 /// Run the CLI for a binary whose registered scenarios are `variants`.
 pub fn run(variants: &[Variant]) -> ExitCode {
-    let args = match Args::try_parse() {
+    run_from(std::env::args_os(), variants)
+}
+
+/// [`run`] with the command line given (`cargo harness` passes its own, less `harness`).
+pub fn run_from(argv: impl IntoIterator<Item = std::ffi::OsString>, variants: &[Variant]) -> ExitCode {
+    let args = match Args::try_parse_from(argv) {
         Ok(a) => a,
         Err(e) => {
             match values::invalid_value_message(&e) {
@@ -79,15 +84,18 @@ fn dispatch(args: Args, variants: &[Variant]) -> Result<u8, Error> {
     if implicit && !run_args.bench && (libtest_mode::invoked_by_nextest() || libtest_mode::invoked_by_cargo_test()) {
         return libtest_mode::run(&run_args, &own);
     }
-    run_command(run_args, own)
+    run_command(run_args, own, None)
 }
 
-fn run_command(run_args: args::RunArgs, own: Vec<Listed>) -> Result<u8, Error> {
+/// `run` on `given` (the test binaries `cargo harness run --tests` built), or on the target the
+/// arguments choose.
+pub(crate) fn run_command(run_args: args::RunArgs, own: Vec<Listed>, given: Option<Box<dyn Target>>) -> Result<u8, Error> {
     let opts = options::RunOptions::from_args(&run_args)?;
-    let target: Box<dyn Target> = match &opts.target {
-        options::TargetChoice::Own => Box::new(SuiteBinary::current(own)?),
-        options::TargetChoice::Suite(p) => Box::new(SuiteBinary::new(p)),
-        options::TargetChoice::Libtest(p) => Box::new(crate::execute::LibtestBinary::new(p)),
+    let target: Box<dyn Target> = match (given, &opts.target) {
+        (Some(t), _) => t,
+        (None, options::TargetChoice::Own) => Box::new(SuiteBinary::current(own)?),
+        (None, options::TargetChoice::Suite(p)) => Box::new(SuiteBinary::new(p)),
+        (None, options::TargetChoice::Libtest(p)) => Box::new(crate::execute::LibtestBinary::new(p)),
     };
     let mut listed = target.list()?;
     if opts.measures_only {
@@ -114,8 +122,9 @@ fn run_command(run_args: args::RunArgs, own: Vec<Listed>) -> Result<u8, Error> {
     let mut progress = ProgressReporter::default();
     let mut summary = SummaryReporter::new(std::io::stdout());
     let mut html = HtmlReporter::new(out.path().to_owned(), std::io::stdout());
+    let mut junit = crate::report::JunitWriter::new(out.file("junit.xml"));
     let mut reporters = Reporters::new();
-    reporters.push(&mut jsonl).push(&mut json).push(&mut csv).push(&mut progress).push(&mut summary).push(&mut html);
+    reporters.push(&mut jsonl).push(&mut json).push(&mut csv).push(&mut progress).push(&mut summary).push(&mut junit).push(&mut html);
     let mut history = opts.history.map(|(db, label)| crate::history::HistoryReporter::new(db, label));
     if let Some(h) = &mut history {
         reporters.push(h);

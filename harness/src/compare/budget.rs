@@ -65,6 +65,8 @@ pub(crate) struct SequentialSettings {
     pub seed: u64,
     /// `--null-control` share (0: none).
     pub control_share: f64,
+    /// `--resources`: judge peak RSS and CPU times too.
+    pub resources: bool,
 }
 
 /// Slots that bring each scenario from `have` to `want` pairs: round r holds the scenarios
@@ -139,7 +141,7 @@ pub(crate) fn run_sequential(
             let ns: u64 = sr.baseline.iter().chain(&sr.candidate).map(|r| r.wall_ns).sum();
             report.pair_seconds.insert(name.clone(), ns as f64 / 1e9 / n as f64);
         }
-        let inputs = from_pairs(pairs.runs());
+        let inputs = from_pairs(pairs.runs(), s.resources);
         let entries = seq.look(&inputs);
         report.spent = start.elapsed();
         want = seq.next();
@@ -205,7 +207,7 @@ fn finish(
     config: &AnalysisConfig,
 ) -> Finished {
     if !control.is_empty() {
-        let nc = judge(&from_pairs(control), config);
+        let nc = judge(&from_pairs(control, false), config);
         downgrade(&mut entries, &nc);
         report.null_control = Some(nc);
     }

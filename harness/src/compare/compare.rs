@@ -71,6 +71,8 @@ pub struct CompareOptions {
     pub null_control: f64,
     /// `--fail-on-regression`.
     pub fail_on_regression: bool,
+    /// Also judge peak RSS and CPU times of each process (`--resources`).
+    pub resources: bool,
     /// `--mde-report`, as a fraction.
     pub mde_report: f64,
     /// `--baseline-env`.
@@ -222,7 +224,7 @@ fn plan_inputs(opts: &CompareOptions) -> Result<ComparePlan, Error> {
         }
         (Input::Results(da), Input::Results(db)) => {
             let (a, b) = (crate::report::read_results(&da)?, crate::report::read_results(&db)?);
-            let (inputs, warnings) = from_results(&a, &b, |n| opts.settings.selection.matches_name(n));
+            let (inputs, warnings) = from_results(&a, &b, opts.resources, |n| opts.settings.selection.matches_name(n));
             if inputs.is_empty() {
                 return Err(nothing());
             }
@@ -335,6 +337,7 @@ fn interleaved(
         budget: opts.budget,
         seed: s.seed,
         control_share: opts.null_control,
+        resources: opts.resources,
     };
     let (runs, _, entries, report) = run_sequential(pairs, control, selected, settings, config.clone(), events)?;
     let _ = std::fs::remove_dir_all(&scratch);
@@ -461,7 +464,7 @@ pub fn run_calibrate(opts: &CalibrateOptions, events: &mut dyn Reporter) -> Resu
             env: BTreeMap::new(),
         };
         let runs = interleaved_runs(side(), side(), &selected, &opts.settings, seed, &scratch, &phase, events)?;
-        sessions.push(from_pairs(&runs));
+        sessions.push(from_pairs(&runs, false));
     }
     let _ = std::fs::remove_dir_all(&scratch);
     let entries = calibrate(&sessions, opts.floor);

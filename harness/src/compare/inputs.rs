@@ -13,16 +13,25 @@ use super::analyze::MetricInput;
 use super::interleave::ScenarioRuns;
 use crate::model::{Outcome, ResultsFile, RunRecord, ScenarioKind};
 
-fn metric_names<'a>(runs: impl Iterator<Item = &'a RunRecord>) -> Vec<&'a crate::model::MetricSample> {
-    let mut seen: Vec<&crate::model::MetricSample> = Vec::new();
+/// Every metric a passed run reported, with `resources` the process's peak RSS and CPU times too.
+fn metric_names<'a>(runs: impl Iterator<Item = &'a RunRecord>, resources: bool) -> Vec<crate::model::MetricSample> {
+    let mut seen: Vec<crate::model::MetricSample> = Vec::new();
     for r in runs.filter(|r| r.outcome == Outcome::Passed) {
-        for m in &r.metrics {
+        let metrics = if resources { r.all_metrics() } else { r.metrics.clone() };
+        for m in metrics {
             if !seen.iter().any(|s| s.name == m.name) {
                 seen.push(m);
             }
         }
     }
     seen
+}
+
+/// A metric's value in one run: measured, or one of the process's resources.
+fn value_of(r: &RunRecord, name: &str) -> Option<f64> {
+    r.metric(name)
+        .map(per_process)
+        .or_else(|| r.resource_metrics().into_iter().find(|m| m.name == name).map(|m| m.value))
 }
 
 fn failure_note(side: &str, runs: &[RunRecord]) -> Option<String> {
@@ -43,14 +52,14 @@ fn join_notes(notes: [Option<String>; 2]) -> Option<String> {
 
 /// One input per scenario x metric seen in a passed run of either side; pairs whose two runs
 /// both passed and both reported the metric.
-pub(crate) fn from_pairs(runs: &BTreeMap<String, ScenarioRuns>) -> Vec<MetricInput> {
+pub(crate) fn from_pairs(runs: &BTreeMap<String, ScenarioRuns>, resources: bool) -> Vec<MetricInput> {
     let mut out = Vec::new();
     for (name, sr) in runs {
         if sr.baseline.iter().chain(&sr.candidate).all(|r| r.kind != ScenarioKind::Measure) {
             continue;
         }
         let note = join_notes([failure_note("baseline", &sr.baseline), failure_note("candidate", &sr.candidate)]);
-        let metrics = metric_names(sr.baseline.iter().chain(&sr.candidate));
+        let metrics = metric_names(sr.baseline.iter().chain(&sr.candidate), resources);
         if metrics.is_empty() {
             out.push(MetricInput {
                 name: name.clone(),
@@ -70,7 +79,7 @@ pub(crate) fn from_pairs(runs: &BTreeMap<String, ScenarioRuns>) -> Vec<MetricInp
         for proto in metrics {
             let value = |r: &RunRecord| {
                 (r.outcome == Outcome::Passed)
-                    .then(|| r.metric(&proto.name).map(per_process))
+                    .then(|| value_of(r, &proto.name))
                     .flatten()
             };
             let (mut a, mut b) = (Vec::new(), Vec::new());
@@ -127,7 +136,12 @@ fn within_sd<'a>(samples: impl Iterator<Item = &'a crate::model::MetricSample>) 
 
 /// Unpaired inputs from two result directories: scenarios measured in both. Names measured on
 /// one side only come back as warnings.
-pub(crate) fn from_results(a: &ResultsFile, b: &ResultsFile, keep: impl Fn(&str) -> bool) -> (Vec<MetricInput>, Vec<String>) {
+pub(crate) fn from_results(
+    a: &ResultsFile,
+    b: &ResultsFile,
+    resources: bool,
+    keep: impl Fn(&str) -> bool,
+) -> (Vec<MetricInput>, Vec<String>) {
     let mut out = Vec::new();
     let mut warnings = Vec::new();
     let measured = |r: &ResultsFile| -> BTreeMap<String, crate::model::ScenarioSummary> {
@@ -172,6 +186,103 @@ pub(crate) fn from_results(a: &ResultsFile, b: &ResultsFile, keep: impl Fn(&str)
                 within: None,
             });
         }
+        if resources {
+            out.extend(resource_inputs(name, a, b, &note));
+        }
     }
     (out, warnings)
+}
+
+/// Unpaired inputs of the process resources of `name`'s passed runs, where both sides have them.
+fn resource_inputs(name: &str, a: &ResultsFile, b: &ResultsFile, note: &Option<String>) -> Vec<MetricInput> {
+    let passed = |r: &ResultsFile| -> Vec<crate::model::MetricSample> {
+        r.runs
+            .iter()
+            .filter(|x| x.scenario == name && x.outcome == Outcome::Passed)
+            .flat_map(RunRecord::resource_metrics)
+            .collect()
+    };
+    let (ra, rb) = (passed(a), passed(b));
+    let mut out = Vec::new();
+    for proto in metric_protos(&ra) {
+        let values = |v: &[crate::model::MetricSample]| -> Vec<f64> { v.iter().filter(|m| m.name == proto.name).map(|m| m.value).collect() };
+        let (va, vb) = (values(&ra), values(&rb));
+        if va.is_empty() || vb.is_empty() {
+            continue;
+        }
+        out.push(MetricInput {
+            name: name.to_owned(),
+            metric: proto.name.clone(),
+            unit: proto.unit.clone(),
+            better: proto.better,
+            n_baseline: va.len(),
+            n_candidate: vb.len(),
+            baseline: va,
+            candidate: vb,
+            paired: false,
+            within: None,
+            note: note.clone(),
+        });
+    }
+    out
+}
+
+/// The first sample of each metric name, in order.
+fn metric_protos(samples: &[crate::model::MetricSample]) -> Vec<&crate::model::MetricSample> {
+    let mut seen: Vec<&crate::model::MetricSample> = Vec::new();
+    for m in samples {
+        if !seen.iter().any(|s| s.name == m.name) {
+            seen.push(m);
+        }
+    }
+    seen
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Better, ProcessFacts, Unit};
+
+    fn run(rss: u64, cpu: u64) -> RunRecord {
+        RunRecord {
+            run_index: 0,
+            scenario: "s".into(),
+            kind: ScenarioKind::Measure,
+            env: Default::default(),
+            repetition: 0,
+            outcome: Outcome::Passed,
+            metrics: vec![],
+            wall_ns: 1,
+            started_ms: 0.0,
+            env_changes: vec![],
+            stdout: String::new(),
+            stderr: String::new(),
+            process: ProcessFacts {
+                exit_code: Some(0),
+                peak_rss_bytes: Some(rss),
+                cpu_user_ns: Some(cpu),
+                cpu_system_ns: Some(cpu / 2),
+                ..Default::default()
+            },
+        }
+    }
+
+    #[test]
+    fn resources_are_lower_is_better_metrics_only_when_asked() {
+        let sr = ScenarioRuns {
+            baseline: vec![run(1000, 10), run(1100, 12)],
+            candidate: vec![run(2000, 20), run(2100, 22)],
+            ..Default::default()
+        };
+        let runs = BTreeMap::from([("s".to_owned(), sr)]);
+        let with = from_pairs(&runs, true);
+        let rss = with.iter().find(|i| i.metric == "peak_rss_bytes").unwrap();
+        assert_eq!((&rss.unit, rss.better), (&Unit::Bytes, Better::Lower));
+        assert_eq!((rss.baseline.clone(), rss.candidate.clone()), (vec![1000.0, 1100.0], vec![2000.0, 2100.0]));
+        let cpu = with.iter().find(|i| i.metric == "cpu_system_ns").unwrap();
+        assert_eq!((&cpu.unit, cpu.candidate.clone()), (&Unit::Nanoseconds, vec![10.0, 11.0]));
+        assert!(with.iter().any(|i| i.metric == "cpu_user_ns"));
+        let without = from_pairs(&runs, false);
+        assert!(without.iter().all(|i| !i.metric.contains("rss") && !i.metric.starts_with("cpu_")), "{without:?}");
+    }
 }

@@ -183,6 +183,7 @@ mod tests {
                     stdout: format!("{} {}", self.0, request.env.get("SIDE").map_or("", String::as_str)),
                     stderr: String::new(),
                     wall: Duration::from_millis(1),
+                    usage: None,
                 },
             })
         }

@@ -90,6 +90,7 @@ mod tests {
             env_changes: vec![],
             kind: EvidenceKind::Isolated,
             seed: None,
+            output: String::new(),
         }
     }
 

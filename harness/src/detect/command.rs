@@ -51,22 +51,21 @@ pub fn run_detect(
     let mut entries = Vec::new();
     let mut config = config.clone();
     for (target, selected) in &chosen {
-        eprintln!(
-            "detect: {} scenarios of {} (seed {})",
-            selected.len(),
-            target.describe(),
-            config.seed
-        );
-        let r = detect(*target, selected, &config, &mut executor, events)?;
+        let label = target.cargo_label();
+        let name = label.as_ref().map_or_else(|| target.describe(), |(p, b)| format!("{p}/{b}"));
+        eprintln!("detect: {} scenarios of {name} (seed {})", selected.len(), config.seed);
+        let mut r = detect(*target, selected, &config, &mut executor, events)?;
+        super::reproduce::attach(&mut r.entries, *target);
         if let Some(n) = super::preload::outcome_note(&target.describe(), r.preload) {
             eprintln!("detect: {n}");
             run.notes.push(n);
         }
         config.groups_before += selected.iter().map(|l| &l.env).collect::<std::collections::BTreeSet<_>>().len();
-        merge(&mut entries, &mut run, r, several.then(|| target.describe()));
+        let binary = label.as_ref().map(|l| l.1.clone()).or_else(|| several.then(|| target.describe()));
+        merge(&mut entries, &mut run, r, binary, label.map(|l| l.0));
     }
     unlabel_unique(&mut entries);
-    run.host.load_end = crate::host::load_average();
+    crate::host::finish(&mut run.host);
     run.finished_at = clock::rfc3339(SystemTime::now());
     for e in &entries {
         events.on_event(&RunEvent::Finding(Finding::Detect(e)))?;
@@ -139,9 +138,10 @@ fn start_meta(run: &DetectRun, config: &DetectConfig) -> RunMeta {
 }
 
 /// Add one target's result, its entries and schedules labelled with `binary`.
-fn merge(entries: &mut Vec<DetectEntry>, run: &mut DetectRun, r: DetectResult, binary: Option<String>) {
+fn merge(entries: &mut Vec<DetectEntry>, run: &mut DetectRun, r: DetectResult, binary: Option<String>, package: Option<String>) {
     entries.extend(r.entries.into_iter().map(|mut e| {
         e.binary = binary.clone();
+        e.package = package.clone();
         e
     }));
     run.schedules.extend(r.schedules.into_iter().map(|mut s| {
@@ -155,14 +155,15 @@ fn merge(entries: &mut Vec<DetectEntry>, run: &mut DetectRun, r: DetectResult, b
     c.total += r.counts.total;
 }
 
-/// Names stay exactly as --list prints them; `binary` tells apart only names that collide.
+/// Names stay exactly as --list prints them; `binary` tells apart only names that collide
+/// (cargo-built binaries keep theirs: package and target name every entry).
 fn unlabel_unique(entries: &mut [DetectEntry]) {
     let mut seen: BTreeMap<String, usize> = BTreeMap::new();
     for e in entries.iter() {
         *seen.entry(e.name.clone()).or_default() += 1;
     }
     for e in entries.iter_mut() {
-        if seen[&e.name] < 2 {
+        if seen[&e.name] < 2 && e.package.is_none() {
             e.binary = None;
         }
     }

@@ -34,6 +34,7 @@ mod tests {
             env_changes: changes,
             kind: EvidenceKind::Order,
             seed: None,
+            output: String::new(),
         };
         let ch = |n: &str, b: Option<&str>, a: Option<&str>| EnvChange {
             name: n.into(),

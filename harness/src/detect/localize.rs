@@ -310,6 +310,7 @@ impl<'p, 'a> Localizer<'p, 'a> {
                     .as_ref()
                     .map_or("not_run".to_owned(), |o| o.outcome.status().as_str().to_owned()),
                 detail: format!("{} of {} candidates ran before {target}", between.len(), t.len()),
+                message: tgt.as_ref().and_then(Observation::message),
             });
             last = Probe {
                 between,

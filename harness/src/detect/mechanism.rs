@@ -176,6 +176,7 @@ mod tests {
         DetectEntry {
             name: name.into(),
             binary: None,
+            package: None,
             verdict,
             polluters: if verdict == OrderVerdict::Victim { c.clone() } else { vec![] },
             state_setters: if verdict == OrderVerdict::Brittle { c } else { vec![] },
@@ -184,6 +185,7 @@ mod tests {
             evidence: vec![],
             hazards: vec![],
             value_shifts: vec![],
+            reproduce: None,
             mechanism: vec![],
         }
     }

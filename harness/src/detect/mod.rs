@@ -26,6 +26,7 @@ pub(crate) mod mechanism;
 pub(crate) mod preload;
 pub(crate) mod probe;
 pub(crate) mod report;
+pub(crate) mod reproduce;
 pub(crate) mod schedule;
 #[cfg(any(test, feature = "test-support"))]
 pub(crate) mod simulate;
@@ -40,7 +41,7 @@ pub(crate) use report::{DetectFiles, DetectSummary};
 #[cfg(any(test, feature = "test-support"))]
 pub use simulate::{SimScenario, SimTarget};
 pub use subject::OrderTarget;
-pub(crate) use subject::Exact;
+pub(crate) use subject::{Exact, Labeled};
 
 #[cfg(test)]
 mod pipeline_tests;

@@ -32,6 +32,8 @@ pub struct Observation {
     pub kind: EvidenceKind,
     /// The shuffle seed, if any.
     pub seed: Option<u64>,
+    /// The tail of the process's stderr, kept for a scenario that ended its process.
+    pub output: String,
 }
 
 impl Observation {
@@ -43,6 +45,16 @@ impl Observation {
     /// Did not pass (skips and not-run excluded).
     pub fn failed(&self) -> bool {
         self.outcome.is_failure()
+    }
+
+    /// What evidence keeps of a failure: the outcome's message and, after a crash, stderr's tail.
+    pub fn message(&self) -> Option<String> {
+        let m = self.outcome.message()?;
+        Some(if self.output.is_empty() {
+            m
+        } else {
+            format!("{m}\n--- stderr (tail) ---\n{}", self.output)
+        })
     }
 
     /// The order up to and including this scenario.
@@ -191,6 +203,11 @@ impl<'a> Prober<'a> {
         let mut out = Vec::with_capacity(records.len());
         for r in records {
             let ran = r.outcome.status() != Status::NotRun;
+            let output = if ran && r.outcome.is_failure() && !matches!(r.outcome, Outcome::Failed { .. }) {
+                tail(&r.stderr, STDERR_TAIL)
+            } else {
+                String::new()
+            };
             if ran {
                 self.executions += 1;
             }
@@ -202,6 +219,7 @@ impl<'a> Prober<'a> {
                 env_changes: r.env_changes,
                 kind,
                 seed,
+                output,
             });
             if ran {
                 prefix.push(r.scenario);
@@ -269,4 +287,15 @@ impl<'a> Prober<'a> {
         }
         Ok((all, processes))
     }
+}
+
+/// Bytes of stderr kept with a crashed scenario's evidence.
+const STDERR_TAIL: usize = 2048;
+
+fn tail(s: &str, max: usize) -> String {
+    let mut start = s.len().saturating_sub(max);
+    while !s.is_char_boundary(start) {
+        start += 1;
+    }
+    s[start..].to_owned()
 }

@@ -101,6 +101,14 @@ pub fn write_summary(w: &mut dyn Write, entries: &[DetectEntry], run: &DetectRun
                 }
             )?;
         }
+        if e.verdict != OrderVerdict::Pass
+            && let Some(m) = e.evidence.iter().find_map(|ev| ev.message.as_deref())
+        {
+            writeln!(w, "  {:<8} {}", "", crate::model::headline(m))?;
+        }
+        if let Some(r) = &e.reproduce {
+            writeln!(w, "  {:<8} {r}", "")?;
+        }
         for m in &e.mechanism {
             writeln!(w, "  {:<8} {label}  {} {} (from {}); fix: {}", "how", m.kind.as_str(), m.name, m.culprit, m.fix)?;
         }

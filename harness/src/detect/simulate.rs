@@ -237,6 +237,7 @@ impl OrderTarget for SimTarget {
                 stdout: String::new(),
                 stderr: String::new(),
                 wall: Duration::ZERO,
+                usage: None,
             },
         })
     }

@@ -22,6 +22,44 @@ pub trait OrderTarget: Send + Sync {
     fn kind_name(&self) -> &'static str;
     /// Whether each result carries the env/cwd changes the scenario made.
     fn observes_env(&self) -> bool;
+    /// The cargo package and target this binary was built from, when cargo built it.
+    fn cargo_label(&self) -> Option<(String, String)> {
+        None
+    }
+}
+
+/// A binary cargo built, named by its package and target (`cargo harness detect`).
+pub struct Labeled {
+    /// The binary.
+    pub inner: Box<dyn OrderTarget>,
+    /// Its cargo package.
+    pub package: String,
+    /// Its cargo target name.
+    pub binary: String,
+}
+
+impl OrderTarget for Labeled {
+    fn describe(&self) -> String {
+        self.inner.describe()
+    }
+    fn list(&self) -> Result<Vec<Listed>, Error> {
+        self.inner.list()
+    }
+    fn run_seeded(&self, req: &TargetRequest, seed: Option<u64>) -> io::Result<ProcessResult> {
+        self.inner.run_seeded(req, seed)
+    }
+    fn honours_order(&self) -> bool {
+        self.inner.honours_order()
+    }
+    fn kind_name(&self) -> &'static str {
+        self.inner.kind_name()
+    }
+    fn observes_env(&self) -> bool {
+        self.inner.observes_env()
+    }
+    fn cargo_label(&self) -> Option<(String, String)> {
+        Some((self.package.clone(), self.binary.clone()))
+    }
 }
 
 /// Any [`Target`] that runs names in the order given (a suite binary).

@@ -194,6 +194,7 @@ mod tests {
             env_changes: vec![],
             kind: EvidenceKind::Isolated,
             seed: None,
+            output: String::new(),
         }
     }
 

@@ -99,6 +99,7 @@ fn judge(loc: &mut Localizer<'_, '_>, runs: &mut GroupRuns, name: &str) -> Resul
     let mut entry = DetectEntry {
         name: name.to_owned(),
         binary: None,
+        package: None,
         verdict,
         polluters: vec![],
         state_setters: vec![],
@@ -111,6 +112,7 @@ fn judge(loc: &mut Localizer<'_, '_>, runs: &mut GroupRuns, name: &str) -> Resul
             vec![]
         },
         value_shifts: vec![],
+        reproduce: None,
         mechanism: vec![],
     };
     match verdict {
@@ -237,6 +239,7 @@ fn reproduce(
             "rerun of the shortest flipping order: {}",
             if ok { "reproduced" } else { "did not reproduce" }
         ),
+        message: again.and_then(Observation::message),
     });
     Ok(ok)
 }
@@ -261,6 +264,7 @@ fn evidence(
             seed: None,
             outcome: (*status).to_owned(),
             detail: format!("{k} of {} isolated runs", iso.len()),
+            message: first_message(iso, status),
         });
     }
     if matches!(verdict, OrderVerdict::Pass | OrderVerdict::Fail) {
@@ -275,6 +279,7 @@ fn evidence(
                 seed: None,
                 outcome: status.to_owned(),
                 detail: format!("{k} of {} shared runs (schedules in detect-run.json)", shared.len()),
+                message: first_message(shared, status),
             });
         }
     } else {
@@ -285,6 +290,7 @@ fn evidence(
                 seed: o.seed,
                 outcome: o.outcome.status().as_str().to_owned(),
                 detail: format!("shared run, after {} others", o.prefix.len()),
+                message: o.message(),
             });
         }
     }
@@ -299,7 +305,15 @@ fn evidence(
                 Some(n) => format!("{n}; localization took {} runs", loc.runs),
                 None => format!("localization took {} runs", loc.runs),
             },
+            message: None,
         });
     }
     ev
+}
+
+/// The message of the first of `obs` that ended with `status` (a failure's text, kept once per status).
+fn first_message(obs: &[Observation], status: &str) -> Option<String> {
+    obs.iter()
+        .find(|o| o.outcome.status().as_str() == status)
+        .and_then(Observation::message)
 }

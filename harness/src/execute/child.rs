@@ -31,6 +31,9 @@ pub(crate) fn run_child(request_json: &str, variants: &[Variant]) -> i32 {
             return 2;
         }
     };
+    // Exit 1 when a scenario failed, so a request run by hand (a reproduce line) reports it;
+    // the parent reads outcomes from the result file, never from this code.
+    let mut failed = false;
     for name in &request.scenarios {
         let record = match variants.iter().find(|v| &v.full_name == name) {
             Some(v) => run_one(v, &request),
@@ -43,6 +46,7 @@ pub(crate) fn run_child(request_json: &str, variants: &[Variant]) -> i32 {
                 env_changes: Vec::new(),
             },
         };
+        failed |= matches!(record.status, ChildStatus::Failed { .. });
         let mut line = serde_json::to_string(&record).expect("records serialize");
         line.push('\n');
         // One write per record: a reader never sees half a line from a completed scenario.
@@ -50,7 +54,7 @@ pub(crate) fn run_child(request_json: &str, variants: &[Variant]) -> i32 {
             return 3;
         }
     }
-    0
+    i32::from(failed)
 }
 
 fn run_one(variant: &Variant, request: &ChildRequest) -> ChildRecord {

@@ -169,11 +169,13 @@ impl Launch {
                 env_changes: Vec::new(),
                 stdout: String::new(),
                 stderr: String::new(),
+                process: Default::default(),
             }
         };
         match spawn(&self.request) {
             Ok(result) => {
                 let wall_ns = result.process.wall.as_nanos() as u64;
+                let facts = result.process.facts();
                 let mut records: Vec<RunRecord> = result
                     .results
                     .into_iter()
@@ -182,6 +184,7 @@ impl Launch {
                         metrics: r.metrics,
                         env_changes: r.env_changes,
                         wall_ns,
+                        process: facts.clone(),
                         stdout: result.process.stdout.clone(),
                         stderr: result.process.stderr.clone(),
                         ..base(i, &r.name, r.outcome)
@@ -249,6 +252,7 @@ mod tests {
             wall: Duration::from_millis(2),
             stdout: "out".into(),
             stderr: String::new(),
+            usage: None,
         }
     }
 

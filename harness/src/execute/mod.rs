@@ -18,7 +18,7 @@ mod target;
 
 pub use executor::{ExecConfig, Executor, JobScenario, Launch, ProcessJob};
 pub(crate) use libtest::LibtestBinary;
-pub use process::{ProcessEnd, ProcessOutput};
+pub use process::{ProcessEnd, ProcessOutput, Usage};
 pub(crate) use process::{ProcessSpec, run_process};
 pub(crate) use signal::signal_name;
 pub use suite_binary::SuiteBinary;

@@ -72,6 +72,38 @@ pub struct ProcessOutput {
     pub stderr: String,
     /// Spawn to reap.
     pub wall: Duration,
+    /// What the kernel reported at reaping (`wait4`): peak RSS and CPU times.
+    pub usage: Option<Usage>,
+}
+
+/// Resources one child used, from `wait4`'s `rusage` (the child and its reaped descendants).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Usage {
+    /// Peak resident set size, bytes.
+    pub peak_rss_bytes: u64,
+    /// User CPU time, nanoseconds.
+    pub cpu_user_ns: u64,
+    /// System CPU time, nanoseconds.
+    pub cpu_system_ns: u64,
+}
+
+impl ProcessOutput {
+    /// The process facts a [`RunRecord`](crate::model::RunRecord) keeps: exit code or signal, and
+    /// the resources from `wait4`.
+    pub fn facts(&self) -> crate::model::ProcessFacts {
+        let (exit_code, signal) = match self.end {
+            ProcessEnd::Exited(c) => (Some(c), None),
+            ProcessEnd::Signaled(s) => (None, Some(super::signal_name(s))),
+            ProcessEnd::TimedOut => (None, Some("SIGKILL".to_owned())),
+        };
+        crate::model::ProcessFacts {
+            exit_code,
+            signal,
+            peak_rss_bytes: self.usage.map(|u| u.peak_rss_bytes),
+            cpu_user_ns: self.usage.map(|u| u.cpu_user_ns),
+            cpu_system_ns: self.usage.map(|u| u.cpu_system_ns),
+        }
+    }
 }
 
 /// Spawn, wait (killing the process group at the timeout), and collect the output.
@@ -87,13 +119,19 @@ pub fn run_process(spec: &ProcessSpec) -> io::Result<ProcessOutput> {
         .process_group(0);
     let start = Instant::now();
     let mut child = cmd.spawn()?;
-    let end = wait(&mut child, spec.timeout)?;
+    let (end, usage) = wait(&mut child, spec.timeout)?;
     let wall = start.elapsed();
     // Whatever the child left behind in its group (a hung grandchild) goes with it.
     kill_group(child.id());
     let stdout = read_kept(&mut out_file);
     let stderr = read_kept(&mut err_file);
-    Ok(ProcessOutput { end, stdout, stderr, wall })
+    Ok(ProcessOutput {
+        end,
+        stdout,
+        stderr,
+        wall,
+        usage,
+    })
 }
 
 /// An anonymous in-memory file (memfd) for captured output: no directory entries to create or
@@ -112,30 +150,62 @@ fn capture_file(spec: &ProcessSpec, stream: &str) -> io::Result<File> {
     Ok(f)
 }
 
-fn wait(child: &mut Child, timeout: Option<Duration>) -> io::Result<ProcessEnd> {
+fn wait(child: &mut Child, timeout: Option<Duration>) -> io::Result<(ProcessEnd, Option<Usage>)> {
     let Some(timeout) = timeout else {
-        return child.wait().map(end_of);
+        return reap(child, true).map(|r| r.expect("a blocking wait4 reaps"));
     };
     let deadline = Instant::now() + timeout;
     let pidfd = pidfd_open(child.id());
     loop {
-        if let Some(status) = child.try_wait()? {
+        if let Some(done) = reap(child, false)? {
             close(pidfd);
-            return Ok(end_of(status));
+            return Ok(done);
         }
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
             close(pidfd);
             kill_group(child.id());
             let _ = child.kill();
-            child.wait()?;
-            return Ok(ProcessEnd::TimedOut);
+            let usage = reap(child, true)?.and_then(|(_, u)| u);
+            return Ok((ProcessEnd::TimedOut, usage));
         }
         match pidfd {
             Some(fd) => poll_readable(fd, left),
             // No pidfd (old kernel): poll the child, 1 ms at a time.
             None => std::thread::sleep(left.min(Duration::from_millis(1))),
         }
+    }
+}
+
+/// Reap the child with `wait4` (blocking or not), keeping its `rusage`: std's `wait` drops it.
+/// The `Child` is not waited on again afterwards (its drop does not wait).
+fn reap(child: &Child, block: bool) -> io::Result<Option<(ProcessEnd, Option<Usage>)>> {
+    let mut status: libc::c_int = 0;
+    // SAFETY: rusage is plain data; zeroed is a valid value that wait4 overwrites.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    let flags = if block { 0 } else { libc::WNOHANG };
+    loop {
+        // SAFETY: wait4 on our own child's pid with valid pointers to a status and an rusage.
+        let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, flags, &mut ru) };
+        if pid == 0 {
+            return Ok(None);
+        }
+        if pid < 0 {
+            let e = io::Error::last_os_error();
+            if e.kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(e);
+        }
+        let end = end_of(ExitStatus::from_raw(status));
+        let ns = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1_000;
+        let usage = Usage {
+            // ru_maxrss is in kilobytes on Linux.
+            peak_rss_bytes: ru.ru_maxrss as u64 * 1024,
+            cpu_user_ns: ns(ru.ru_utime),
+            cpu_system_ns: ns(ru.ru_stime),
+        };
+        return Ok(Some((end, Some(usage))));
     }
 }
 
@@ -190,4 +260,42 @@ fn read_kept(file: &mut File) -> String {
         String::from_utf8_lossy(&bytes[..KEEP_BYTES]),
         String::from_utf8_lossy(&bytes[bytes.len() - KEEP_BYTES..])
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sh(script: &str, timeout: Option<Duration>) -> ProcessOutput {
+        let spec = ProcessSpec {
+            program: "/bin/sh".into(),
+            args: vec!["-c".into(), script.into()],
+            env: vec![],
+            timeout,
+            scratch: std::env::temp_dir(),
+            id: format!("process-test-{}", std::process::id()),
+        };
+        run_process(&spec).unwrap()
+    }
+
+    #[test]
+    fn exit_code_signal_and_usage_are_kept() {
+        let out = sh("echo hi; exit 3", Some(Duration::from_secs(30)));
+        let f = out.facts();
+        assert_eq!((f.exit_code, f.signal.as_deref()), (Some(3), None));
+        assert!(f.peak_rss_bytes.unwrap() > 100 * 1024, "{f:?}");
+        assert_eq!(out.stdout, "hi\n");
+        let f = sh("kill -SEGV $$", None).facts();
+        assert_eq!((f.exit_code, f.signal.as_deref()), (None, Some("SIGSEGV")));
+        assert!(f.cpu_user_ns.is_some() && f.cpu_system_ns.is_some());
+    }
+
+    #[test]
+    fn cpu_time_of_a_busy_child_is_counted() {
+        // A shell loop burns user CPU; the wall clock bounds what it can have used.
+        let out = sh("i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done", Some(Duration::from_secs(120)));
+        let u = out.usage.unwrap();
+        assert!(u.cpu_user_ns + u.cpu_system_ns > 1_000_000, "{u:?}");
+        assert!(u.cpu_user_ns <= out.wall.as_nanos() as u64 + 10_000_000, "{u:?} {:?}", out.wall);
+    }
 }

@@ -83,6 +83,10 @@ pub struct Evidence {
     pub outcome: String,
     /// What the run shows.
     pub detail: String,
+    /// When this scenario did not pass: its failure message (panic message or libtest's output of
+    /// the test, signal, exit code), and the tail of the process's stderr after a crash.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
 }
 
 /// A measured value that differs in-suite from its isolated distribution.
@@ -110,6 +114,9 @@ pub struct DetectEntry {
     /// The test binary it belongs to, only when several binaries were given and they share this name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub binary: Option<String>,
+    /// The cargo package of its test binary (`cargo harness detect`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub package: Option<String>,
     /// The verdict.
     pub verdict: OrderVerdict,
     /// For a victim: scenarios after which it fails (each one alone suffices).
@@ -126,6 +133,10 @@ pub struct DetectEntry {
     pub hazards: Vec<EnvChange>,
     /// Measured values that shift in-suite.
     pub value_shifts: Vec<ValueShift>,
+    /// One shell line that shows the finding: a victim's culprit then the victim in one process,
+    /// a brittle or failing scenario alone. It exits non-zero while the finding holds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reproduce: Option<String>,
     /// For a victim or brittle scenario: how each culprit acts on it (empty where the process
     /// could not be observed; `detect-run.json` notes say why).
     #[serde(default)]

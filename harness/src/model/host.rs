@@ -30,4 +30,35 @@ pub struct HostInfo {
     pub gpus: Vec<String>,
     /// GPU driver version, if present.
     pub gpu_driver: Option<String>,
+    /// Each GPU's state when the command started (NVIDIA driver loaded only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gpu_start: Vec<GpuState>,
+    /// Each GPU's state when the command ended.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gpu_end: Vec<GpuState>,
+}
+
+/// One GPU's identity and clocks at one moment (`nvidia-smi --query-gpu`): a clock or throttle
+/// reason that differs between start and end says the runs did not all see the same GPU.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct GpuState {
+    /// Index as the driver numbers it.
+    pub index: u32,
+    /// Product name.
+    pub name: String,
+    /// Driver version.
+    pub driver: String,
+    /// The highest CUDA version the driver supports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cuda_version: Option<String>,
+    /// Current SM clock, MHz.
+    pub sm_clock_mhz: Option<f64>,
+    /// Current memory clock, MHz.
+    pub mem_clock_mhz: Option<f64>,
+    /// Active clock throttle (event) reasons, as the driver's bitmask (e.g. `0x0000000000000004`).
+    pub throttle_reasons: Option<String>,
+    /// Temperature, degrees Celsius.
+    pub temperature_c: Option<f64>,
+    /// Power draw, watts.
+    pub power_w: Option<f64>,
 }

@@ -20,10 +20,11 @@ pub use detect::{
     DETECT_FORMAT_VERSION, DetectEntry, DetectRun, Evidence, EvidenceKind, FailureRate, Mechanism, MechanismKind, OrderVerdict, RunCounts,
     ScheduleRecord, ValueShift,
 };
-pub use host::HostInfo;
+pub use host::{GpuState, HostInfo};
 pub use listed::Listed;
 pub use metric::{Better, MetricSample, Unit};
 pub use outcome::{Outcome, OutcomeCounts, Status};
-pub use record::{EnvChange, RunRecord, ScenarioKind};
+pub use outcome::headline;
+pub use record::{EnvChange, ProcessFacts, RunRecord, ScenarioKind};
 pub use summarize::summarize_runs;
 pub use results::{FORMAT_VERSION, MetricSummary, PlanInfo, ResultsFile, RunMeta, ScenarioSummary, ShardOrigin, Verdict};

@@ -86,6 +86,19 @@ impl Outcome {
         !matches!(self, Outcome::Passed | Outcome::Skipped { .. } | Outcome::NotRun)
     }
 
+    /// The failure in full, for reports: the panic message (libtest's captured output for a
+    /// test), the signal, the timeout or the exit code. `None` when it did not fail.
+    pub fn message(&self) -> Option<String> {
+        match self {
+            Outcome::Passed | Outcome::Skipped { .. } | Outcome::NotRun => None,
+            Outcome::Failed { message } => Some(message.clone()),
+            Outcome::Crashed { signal, signal_number } => Some(format!("killed by {signal} (signal {signal_number})")),
+            Outcome::TimedOut { after_s } => Some(format!("timed out after {after_s:.1} s; its process group was killed")),
+            Outcome::NoResult { exit_code } => Some(format!("the process exited with code {exit_code} without reporting a result")),
+            Outcome::ProtocolGarbage { detail } => Some(detail.clone()),
+        }
+    }
+
     /// One line for tables and the terminal.
     pub fn short(&self) -> String {
         match self {
@@ -99,6 +112,18 @@ impl Outcome {
             Outcome::NotRun => "not run".into(),
         }
     }
+}
+
+/// The line of a failure message that says what went wrong: for a Rust panic the line after
+/// `thread '...' panicked at FILE:LINE:` (the assertion or panic text), else the first
+/// non-empty line.
+pub fn headline(message: &str) -> &str {
+    let mut lines = message.lines().filter(|l| !l.trim().is_empty());
+    let first = lines.next().unwrap_or("");
+    if first.starts_with("thread '") && first.contains("panicked at") {
+        return lines.next().unwrap_or(first);
+    }
+    first
 }
 
 impl Status {

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::{MetricSample, Outcome};
+use super::{Better, MetricSample, Outcome, Unit};
 
 /// A check passes or fails; a measurement reports metrics.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -62,11 +62,63 @@ pub struct RunRecord {
     /// The child's stderr (truncated to a bounded size).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub stderr: String,
+    /// How the process ended and what it used (absent in files written before they were kept).
+    #[serde(flatten)]
+    pub process: ProcessFacts,
+}
+
+/// How one child process ended and the resources it used (`wait4`), as fields of a run record.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProcessFacts {
+    /// Exit code, when the process exited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    /// The signal that ended it (`SIGKILL` after a timeout).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signal: Option<String>,
+    /// Peak resident set size in bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak_rss_bytes: Option<u64>,
+    /// User CPU time in nanoseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_user_ns: Option<u64>,
+    /// System CPU time in nanoseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_system_ns: Option<u64>,
 }
 
 impl RunRecord {
     /// The value of one metric, if this run measured it.
     pub fn metric(&self, name: &str) -> Option<&MetricSample> {
         self.metrics.iter().find(|m| m.name == name)
+    }
+
+    /// The process's resources as metrics compare can judge (`peak_rss_bytes`, `cpu_user_ns`,
+    /// `cpu_system_ns`; lower is better), those that were recorded.
+    pub fn resource_metrics(&self) -> Vec<MetricSample> {
+        let p = &self.process;
+        [
+            ("peak_rss_bytes", Unit::Bytes, p.peak_rss_bytes),
+            ("cpu_user_ns", Unit::Nanoseconds, p.cpu_user_ns),
+            ("cpu_system_ns", Unit::Nanoseconds, p.cpu_system_ns),
+        ]
+        .into_iter()
+        .filter_map(|(name, unit, v)| {
+            Some(MetricSample {
+                name: name.to_owned(),
+                unit,
+                better: Better::Lower,
+                value: v? as f64,
+                iterations: Vec::new(),
+            })
+        })
+        .collect()
+    }
+
+    /// Every metric of this run: what the scenario measured, then the process's resources.
+    pub fn all_metrics(&self) -> Vec<MetricSample> {
+        let mut all = self.metrics.clone();
+        all.extend(self.resource_metrics());
+        all
     }
 }

@@ -125,6 +125,54 @@ pub fn summary_table(results: &ResultsFile) -> String {
         totals.skipped,
         results.meta.seed
     ));
+    out.push_str(&failure_notes(results));
+    out
+}
+
+/// Stderr lines shown under a failure that ended its process (crash, timeout, silent exit).
+const STDERR_LINES: usize = 6;
+
+/// One note per failing scenario: its first failing run's message, how the process ended, its
+/// peak RSS and CPU, and the tail of stderr when the process itself ended badly.
+fn failure_notes(results: &ResultsFile) -> String {
+    let mut out = String::new();
+    for s in results.summaries.iter().filter(|s| s.counts.failures() > 0) {
+        let Some(r) = results
+            .runs
+            .iter()
+            .find(|r| r.scenario == s.scenario && r.outcome.is_failure())
+        else {
+            continue;
+        };
+        let p = &r.process;
+        let end = match (&p.signal, p.exit_code) {
+            (Some(sig), _) => format!("signal {sig}"),
+            (None, Some(c)) => format!("exit code {c}"),
+            _ => String::new(),
+        };
+        let used = match (p.peak_rss_bytes, p.cpu_user_ns, p.cpu_system_ns) {
+            (Some(rss), Some(u), Some(sy)) => format!(
+                ", peak RSS {:.1} MiB, CPU {:.3} s user + {:.3} s system",
+                rss as f64 / 1048576.0,
+                u as f64 / 1e9,
+                sy as f64 / 1e9
+            ),
+            _ => String::new(),
+        };
+        let message = r.outcome.message().unwrap_or_default();
+        out.push_str(&format!(
+            "\n{} {}: {}\n  ({end}{used})\n",
+            r.outcome.short(),
+            s.scenario,
+            crate::model::headline(&message)
+        ));
+        if !matches!(r.outcome, crate::model::Outcome::Failed { .. }) && !r.stderr.is_empty() {
+            let lines: Vec<&str> = r.stderr.lines().collect();
+            for l in &lines[lines.len().saturating_sub(STDERR_LINES)..] {
+                out.push_str(&format!("  | {l}\n"));
+            }
+        }
+    }
     out
 }
 

@@ -122,7 +122,7 @@ pub fn run(target: &dyn Target, selected: &[Listed], config: &RunConfig, events:
     events.on_event(&RunEvent::PhaseFinished { name: PHASE })?;
     records.sort_by_key(|r| r.run_index);
     meta.finished_at = clock::rfc3339(SystemTime::now());
-    meta.host.load_end = crate::host::load_average();
+    crate::host::finish(&mut meta.host);
     let results = ResultsFile {
         summaries: crate::model::summarize_runs(&records),
         meta,

@@ -32,6 +32,12 @@ pub(crate) struct DetectEntry {
     #[serde(default)]
     pub value_shifts: Vec<ValueShift>,
     #[serde(default)]
+    pub package: Option<String>,
+    #[serde(default)]
+    pub binary: Option<String>,
+    #[serde(default)]
+    pub reproduce: Option<String>,
+    #[serde(default)]
     pub mechanism: Vec<Mechanism>,
 }
 
@@ -70,6 +76,8 @@ pub(crate) struct Evidence {
     pub outcome: String,
     #[serde(default)]
     pub detail: String,
+    #[serde(default)]
+    pub message: Option<String>,
 }
 
 /// A process-wide mutation (environment variable or `<cwd>`) a scenario made.

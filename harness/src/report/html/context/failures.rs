@@ -1,7 +1,7 @@
 //! The failed runs a report lists, capped in number and clipped in output (all of them stay in
 //! results.jsonl).
 
-use crate::model::{Outcome, RunRecord};
+use crate::model::{ProcessFacts, RunRecord};
 
 /// Failed runs listed with their output; the rest are counted (they are all in results.jsonl).
 pub(crate) const MAX_FAILED_RUNS: usize = 200;
@@ -16,8 +16,28 @@ pub(crate) struct FailedRun {
     pub repetition: usize,
     pub outcome: String,
     pub message: Option<String>,
+    /// Exit code or signal, peak RSS and CPU times, when recorded.
+    pub process: String,
     pub stdout: String,
     pub stderr: String,
+}
+
+/// How the process ended and what it used, as one line (empty when nothing was recorded).
+fn process_line(p: &ProcessFacts) -> String {
+    let mut parts = Vec::new();
+    if let Some(s) = &p.signal {
+        parts.push(format!("signal {s}"));
+    }
+    if let Some(c) = p.exit_code {
+        parts.push(format!("exit code {c}"));
+    }
+    if let Some(b) = p.peak_rss_bytes {
+        parts.push(format!("peak RSS {:.1} MiB", b as f64 / 1048576.0));
+    }
+    if let (Some(u), Some(s)) = (p.cpu_user_ns, p.cpu_system_ns) {
+        parts.push(format!("CPU {:.3} s user + {:.3} s system", u as f64 / 1e9, s as f64 / 1e9));
+    }
+    parts.join(", ")
 }
 
 /// The first [`MAX_FAILED_RUNS`] failed runs, and how many more there were.
@@ -32,11 +52,8 @@ pub(super) fn failed_runs(runs: &[RunRecord]) -> (Vec<FailedRun>, usize) {
             run_index: r.run_index,
             repetition: r.repetition,
             outcome: r.outcome.short(),
-            message: match &r.outcome {
-                Outcome::Failed { message } => Some(message.clone()),
-                Outcome::ProtocolGarbage { detail } => Some(detail.clone()),
-                _ => None,
-            },
+            message: r.outcome.message(),
+            process: process_line(&r.process),
             stdout: clip(&r.stdout),
             stderr: clip(&r.stderr),
         })
@@ -60,7 +77,7 @@ fn clip(s: &str) -> String {
 mod tests {
     use super::super::test_helpers::record;
     use super::*;
-    use crate::model::ScenarioKind;
+    use crate::model::{Outcome, ScenarioKind};
 
     #[test]
     fn failures_beyond_the_cap_are_counted_not_listed() {

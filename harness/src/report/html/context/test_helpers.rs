@@ -48,6 +48,7 @@ pub(super) fn record(i: usize, name: &str, kind: ScenarioKind, outcome: Outcome,
         env_changes: vec![],
         stdout: String::new(),
         stderr: String::new(),
+        process: Default::default(),
     }
 }
 

@@ -99,8 +99,9 @@ fn row(out: &mut String, x: &DetectEntry) {
     });
     let _ = write!(
         out,
-        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td data-v=\"{}\">{rate}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+        "<tr><td>{}{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td data-v=\"{}\">{rate}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
         e(&x.name),
+        origin(x),
         badge(&x.verdict),
         list(&x.polluters),
         list(&x.state_setters),
@@ -189,5 +190,22 @@ fn evidence(x: &DetectEntry) -> String {
         );
     }
     out.push_str("</ul></details>");
+    if x.verdict != "pass"
+        && let Some(m) = x.evidence.iter().find_map(|ev| ev.message.as_deref())
+    {
+        let _ = write!(out, "<p class=\"label\">message</p><pre>{}</pre>", e(m));
+    }
+    if let Some(r) = &x.reproduce {
+        let _ = write!(out, "<p class=\"label\">reproduce</p><pre><code>{}</code></pre>", e(r));
+    }
     out
+}
+
+/// The cargo package and test binary under the name, when known.
+fn origin(x: &DetectEntry) -> String {
+    match (&x.package, &x.binary) {
+        (Some(p), Some(b)) => format!("<br><span class=\"muted\">{}/{}</span>", e(p), e(b)),
+        (None, Some(b)) => format!("<br><span class=\"muted\">{}</span>", e(b)),
+        _ => String::new(),
+    }
 }

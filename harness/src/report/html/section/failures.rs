@@ -41,6 +41,9 @@ fn failure(out: &mut String, f: &FailedRun) {
     if let Some(m) = &f.message {
         let _ = write!(out, "<p class=\"label\">message</p><pre>{}</pre>", e(m));
     }
+    if !f.process.is_empty() {
+        let _ = write!(out, "<p class=\"label\">process</p><p>{}</p>", e(&f.process));
+    }
     for (label, text) in [("stdout", &f.stdout), ("stderr", &f.stderr)] {
         if text.is_empty() {
             let _ = write!(out, "<p class=\"label\">{label}: <i>empty</i></p>");

@@ -3,7 +3,7 @@
 use std::fmt::Write;
 
 use super::super::escape::escape as e;
-use crate::model::HostInfo;
+use crate::model::{GpuState, HostInfo};
 
 /// The `host` section.
 pub(crate) fn host(out: &mut String, h: &HostInfo) {
@@ -31,5 +31,27 @@ pub(crate) fn host(out: &mut String, h: &HostInfo) {
     for (k, v) in rows {
         let _ = write!(out, "<dt>{k}</dt><dd>{}</dd>", e(&v));
     }
+    for (when, states) in [("gpu at start", &h.gpu_start), ("gpu at end", &h.gpu_end)] {
+        for g in states {
+            let _ = write!(out, "<dt>{when}</dt><dd>{}</dd>", e(&gpu_line(g)));
+        }
+    }
     out.push_str("</dl></section>");
+}
+
+/// One GPU's state: which GPU, its clocks and what throttles them.
+fn gpu_line(g: &GpuState) -> String {
+    let n = |v: Option<f64>, unit: &str| v.map_or("?".into(), |v| format!("{v:.0} {unit}"));
+    format!(
+        "#{} {} (driver {}, CUDA {}): SM {}, memory {}, throttle reasons {}, {}, {}",
+        g.index,
+        g.name,
+        g.driver,
+        g.cuda_version.as_deref().unwrap_or("?"),
+        n(g.sm_clock_mhz, "MHz"),
+        n(g.mem_clock_mhz, "MHz"),
+        g.throttle_reasons.as_deref().unwrap_or("?"),
+        n(g.temperature_c, "°C"),
+        n(g.power_w, "W"),
+    )
 }

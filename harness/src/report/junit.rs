@@ -1,0 +1,221 @@
+//! `junit.xml` through `quick-junit`, for CI test views: one testcase per scenario of a run or
+//! per scenario of a detect. Failures carry the message and the captured output. Victims,
+//! brittle and flaky scenarios are reported the way nextest reports flaky tests: a passing
+//! testcase with one `<flakyFailure>` per failing run, the evidence in its text. All escaping is
+//! the XML writer's.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestRerun, TestSuite};
+
+use crate::errors::Error;
+use crate::events::{Done, Reporter, RunEvent};
+use crate::model::{DetectEntry, DetectRun, Evidence, OrderVerdict, Outcome, ResultsFile, RunRecord, Verdict};
+
+/// Failing runs listed as `<flakyFailure>` per testcase, at most.
+const MAX_RERUNS: usize = 8;
+
+/// The kind of a non-passing outcome: a panic or `Err` is a failure, every other ending an error.
+fn kind_of(outcome: &Outcome) -> NonSuccessKind {
+    match outcome {
+        Outcome::Failed { .. } => NonSuccessKind::Failure,
+        _ => NonSuccessKind::Error,
+    }
+}
+
+/// The report of a `run`: one suite per binary, one testcase per scenario (variant).
+pub fn results_junit(results: &ResultsFile) -> Report {
+    let mut suite = TestSuite::new(results.meta.binary.as_str());
+    for s in &results.summaries {
+        let runs: Vec<&RunRecord> = results.runs.iter().filter(|r| r.scenario == s.scenario).collect();
+        let failing: Vec<&&RunRecord> = runs.iter().filter(|r| r.outcome.is_failure()).collect();
+        let status = match s.verdict {
+            Verdict::Skipped => {
+                let mut st = TestCaseStatus::skipped();
+                st.set_message(s.skip_reason.as_deref().unwrap_or("skipped"));
+                st
+            }
+            Verdict::Failed => match failing.first() {
+                Some(r) => {
+                    let mut st = TestCaseStatus::non_success(kind_of(&r.outcome));
+                    st.set_message(first_line(&r.outcome.message().unwrap_or_default()));
+                    st.set_type(r.outcome.status().as_str());
+                    st.set_description(run_text(r));
+                    st
+                }
+                None => TestCaseStatus::non_success(NonSuccessKind::Error),
+            },
+            Verdict::Flaky => TestCaseStatus::Success {
+                flaky_runs: failing.iter().take(MAX_RERUNS).map(|r| rerun_of_run(r)).collect(),
+            },
+            Verdict::Passed | Verdict::Measured | Verdict::Unstable => TestCaseStatus::success(),
+        };
+        let mut case = TestCase::new(s.scenario.as_str(), status);
+        case.set_classname(results.meta.binary.as_str());
+        case.set_time(Duration::from_nanos(runs.iter().map(|r| r.wall_ns).sum()));
+        case.add_property(Property::new("verdict", s.verdict.as_str()));
+        if let Some(r) = failing.first().map(|r| **r).or(runs.first().copied()) {
+            set_output(&mut case, r);
+        }
+        suite.add_test_case(case);
+    }
+    let mut report = Report::new("harness run");
+    report.add_test_suite(suite);
+    report
+}
+
+/// The report of a `detect`: one suite per binary (package/target when cargo found it), one
+/// testcase per scenario.
+pub fn detect_junit(entries: &[DetectEntry], run: &DetectRun) -> Report {
+    let mut suites: Vec<TestSuite> = Vec::new();
+    for e in entries {
+        let name = match (&e.package, &e.binary) {
+            (Some(p), Some(b)) => format!("{p}/{b}"),
+            (None, Some(b)) => b.clone(),
+            _ => run.binary.clone(),
+        };
+        let case = detect_case(e, &name);
+        match suites.iter_mut().find(|s| s.name.as_str() == name) {
+            Some(s) => {
+                s.add_test_case(case);
+            }
+            None => {
+                let mut s = TestSuite::new(name.as_str());
+                s.add_test_case(case);
+                suites.push(s);
+            }
+        }
+    }
+    let mut report = Report::new("harness detect");
+    report.add_test_suites(suites);
+    report
+}
+
+fn detect_case(e: &DetectEntry, suite: &str) -> TestCase {
+    let failing: Vec<&Evidence> = e.evidence.iter().filter(|ev| ev.message.is_some()).collect();
+    let status = match e.verdict {
+        OrderVerdict::Pass => TestCaseStatus::success(),
+        OrderVerdict::Fail => {
+            let mut st = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            if let Some(ev) = failing.first() {
+                st.set_message(first_line(ev.message.as_deref().unwrap_or_default()));
+                st.set_type(ev.outcome.as_str());
+            }
+            st.set_description(entry_text(e));
+            st
+        }
+        OrderVerdict::Victim | OrderVerdict::Brittle | OrderVerdict::Flaky => TestCaseStatus::Success {
+            flaky_runs: failing
+                .iter()
+                .take(MAX_RERUNS)
+                .map(|ev| {
+                    let mut r = TestRerun::new(NonSuccessKind::Failure);
+                    r.set_message(format!("{}: {}", e.verdict.as_str(), first_line(ev.message.as_deref().unwrap_or_default())));
+                    r.set_type(ev.outcome.as_str());
+                    r.set_description(format!("{}\n\n{}", evidence_line(ev), entry_text(e)));
+                    r
+                })
+                .collect(),
+        },
+    };
+    let mut case = TestCase::new(e.name.as_str(), status);
+    case.set_classname(suite);
+    case.add_property(Property::new("verdict", e.verdict.as_str()));
+    for (k, v) in [("package", &e.package), ("binary", &e.binary), ("reproduce", &e.reproduce)] {
+        if let Some(v) = v {
+            case.add_property(Property::new(k, v.as_str()));
+        }
+    }
+    case
+}
+
+/// The evidence of an entry as text: culprits, the reproduce line, every failing run's message.
+fn entry_text(e: &DetectEntry) -> String {
+    let mut t = format!("verdict: {}\n", e.verdict.as_str());
+    for (label, list) in [("polluters", &e.polluters), ("state-setters", &e.state_setters), ("cleaners", &e.cleaners)] {
+        if !list.is_empty() {
+            t.push_str(&format!("{label}: {}\n", list.join(", ")));
+        }
+    }
+    if let Some(r) = &e.reproduce {
+        t.push_str(&format!("reproduce: {r}\n"));
+    }
+    for ev in e.evidence.iter().filter(|ev| ev.message.is_some()).take(MAX_RERUNS) {
+        t.push_str(&format!("\n{}\n{}\n", evidence_line(ev), ev.message.as_deref().unwrap_or_default()));
+    }
+    t
+}
+
+fn evidence_line(ev: &Evidence) -> String {
+    let seed = ev.seed.map(|s| format!(" (seed {s})")).unwrap_or_default();
+    format!("{:?} run [{}]{seed}: {} - {}", ev.kind, ev.order.join(", "), ev.outcome, ev.detail)
+}
+
+fn rerun_of_run(r: &RunRecord) -> TestRerun {
+    let mut rr = TestRerun::new(kind_of(&r.outcome));
+    rr.set_message(first_line(&r.outcome.message().unwrap_or_default()));
+    rr.set_type(r.outcome.status().as_str());
+    rr.set_description(run_text(r));
+    rr.set_system_out(r.stdout.as_str());
+    rr.set_system_err(r.stderr.as_str());
+    rr
+}
+
+/// A failing run as text: the full message, exit code or signal.
+fn run_text(r: &RunRecord) -> String {
+    let mut t = r.outcome.message().unwrap_or_default();
+    if let Some(c) = r.process.exit_code {
+        t.push_str(&format!("\nexit code: {c}"));
+    }
+    if let Some(s) = &r.process.signal {
+        t.push_str(&format!("\nsignal: {s}"));
+    }
+    t
+}
+
+fn set_output(case: &mut TestCase, r: &RunRecord) {
+    if !r.stdout.is_empty() {
+        case.set_system_out(r.stdout.as_str());
+    }
+    if !r.stderr.is_empty() {
+        case.set_system_err(r.stderr.as_str());
+    }
+}
+
+fn first_line(s: &str) -> &str {
+    crate::model::headline(s)
+}
+
+/// Writes `junit.xml` when a run or a detect finishes.
+pub struct JunitWriter {
+    path: PathBuf,
+}
+
+impl JunitWriter {
+    /// Writes to `path`.
+    pub fn new(path: PathBuf) -> Self {
+        JunitWriter { path }
+    }
+}
+
+impl Reporter for JunitWriter {
+    fn on_event(&mut self, event: &RunEvent<'_>) -> Result<(), Error> {
+        match event {
+            RunEvent::Finished(Done::Run(results)) => write(&self.path, &results_junit(results)),
+            RunEvent::Finished(Done::Detect { entries, run }) => write(&self.path, &detect_junit(entries, run)),
+            _ => Ok(()),
+        }
+    }
+}
+
+fn write(path: &Path, report: &Report) -> Result<(), Error> {
+    let io = |source| Error::Io {
+        what: format!("writing {}", path.display()),
+        source,
+    };
+    let text = report
+        .to_string()
+        .map_err(|e| io(std::io::Error::other(e.to_string())))?;
+    std::fs::write(path, text).map_err(io)
+}
