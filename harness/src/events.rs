@@ -84,8 +84,9 @@ pub enum Done<'a> {
     },
 }
 
-/// A consumer of [`RunEvent`]s.
-pub trait Reporter {
+/// A consumer of [`RunEvent`]s. `Send`, so the targets of one `detect` can run on several
+/// threads that share the command's reporters.
+pub trait Reporter: Send {
     /// Handle one event. An error stops the command (e.g. the output directory vanished).
     fn on_event(&mut self, event: &RunEvent<'_>) -> Result<(), Error>;
 }

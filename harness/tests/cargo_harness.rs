@@ -82,6 +82,12 @@ fn detect_finds_both_planted_victims_with_package_and_binary() {
     let plain = entry(&entries, "adds");
     assert_eq!((plain["verdict"].as_str(), plain["binary"].as_str()), (Some("pass"), Some("api")));
 
+    // The binaries hold only tests, so they were detected side by side: where the machine has
+    // two cores, some process of one binary ran while one of another did (results.jsonl times).
+    if std::thread::available_parallelism().map_or(1, |n| n.get()) > 1 {
+        assert!(binaries_overlap(&out), "binaries ran one after another");
+    }
+
     // Each victim's reproduce line, run as printed, fails with the bug planted and passes without:
     // alpha's culprit sorts after its victim, so its line must carry a shuffle seed.
     assert!(a["reproduce"].as_str().unwrap().contains("--shuffle-seed="), "{a}");
@@ -182,4 +188,28 @@ fn run_tests_runs_every_test_of_every_binary_with_messages_and_resources() {
     assert_escaped(&xml);
     assert_eq!(report.tests, 6);
     assert_eq!((report.failures, report.errors), (1, 1), "a panic is a failure, a crash an error");
+}
+
+/// Whether two processes of different binaries overlapped in time, from results.jsonl: each
+/// record's start (ms since the command began) and wall time, its binary from the test names
+/// detect.json files under each binary.
+fn binaries_overlap(out: &std::path::Path) -> bool {
+    let entries: Vec<Value> = serde_json::from_slice(&std::fs::read(out.join("detect.json")).unwrap()).unwrap();
+    let binary_of: std::collections::HashMap<String, String> = entries
+        .iter()
+        .map(|e| (e["name"].as_str().unwrap().to_owned(), format!("{}/{}", e["package"], e["binary"])))
+        .collect();
+    let spans: Vec<(String, f64, f64)> = std::fs::read_to_string(out.join("results.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter_map(|r| {
+            let bin = binary_of.get(r["scenario"].as_str()?)?.clone();
+            let start = r["started_ms"].as_f64()?;
+            Some((bin, start, start + r["wall_ns"].as_f64()? / 1e6))
+        })
+        .collect();
+    spans
+        .iter()
+        .any(|(b1, s1, e1)| spans.iter().any(|(b2, s2, e2)| b1 != b2 && s1 < e2 && s2 < e1))
 }

@@ -53,7 +53,7 @@ impl<W: Write> CompareSummary<W> {
     }
 }
 
-impl<W: Write> Reporter for CompareSummary<W> {
+impl<W: Write + Send> Reporter for CompareSummary<W> {
     fn on_event(&mut self, event: &RunEvent<'_>) -> Result<(), Error> {
         if let RunEvent::Finished(Done::Compare { entries, run }) = event {
             let md = markdown::render(entries, run, self.mde_report);

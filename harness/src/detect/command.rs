@@ -4,7 +4,9 @@
 //!
 //! May import `execute`, `events`, `model`, `plan`, `stats`, `report`'s writers; never `cli`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::SystemTime;
 
 use super::pipeline::{DetectConfig, DetectResult, detect};
@@ -12,7 +14,8 @@ use super::subject::OrderTarget;
 use crate::clock;
 use crate::errors::Error;
 use crate::events::{Done, Finding, Reporter, RunEvent};
-use crate::model::{DETECT_FORMAT_VERSION, DetectEntry, DetectRun, Listed, OrderVerdict, RunCounts, RunMeta};
+use crate::execute::Executor;
+use crate::model::{DETECT_FORMAT_VERSION, DetectEntry, DetectRun, Listed, OrderVerdict, RunCounts, RunMeta, ScenarioKind};
 use crate::plan::Selection;
 
 /// What `detect` found.
@@ -46,21 +49,17 @@ pub fn run_detect(
     let mut run = detect_run(targets, config, command, started);
     let meta = start_meta(&run, config);
     events.on_event(&RunEvent::Started { meta: &meta, total: 0 })?;
-    let mut executor = config.executor();
+    let executor = config.executor();
     let several = targets.len() > 1;
+    let results = detect_targets(&chosen, config, &executor, events)?;
     let mut entries = Vec::new();
-    let mut config = config.clone();
-    for (target, selected) in &chosen {
+    for ((target, _), mut r) in chosen.iter().zip(results) {
         let label = target.cargo_label();
-        let name = label.as_ref().map_or_else(|| target.describe(), |(p, b)| format!("{p}/{b}"));
-        eprintln!("detect: {} scenarios of {name} (seed {})", selected.len(), config.seed);
-        let mut r = detect(*target, selected, &config, &mut executor, events)?;
         super::reproduce::attach(&mut r.entries, *target);
         if let Some(n) = super::preload::outcome_note(&target.describe(), r.preload) {
             eprintln!("detect: {n}");
             run.notes.push(n);
         }
-        config.groups_before += selected.iter().map(|l| &l.env).collect::<std::collections::BTreeSet<_>>().len();
         let binary = label.as_ref().map(|l| l.1.clone()).or_else(|| several.then(|| target.describe()));
         merge(&mut entries, &mut run, r, binary, label.map(|l| l.0));
     }
@@ -72,6 +71,77 @@ pub fn run_detect(
     }
     events.on_event(&RunEvent::Finished(Done::Detect { entries: &entries, run: &run }))?;
     Ok(DetectOutcome { entries, run })
+}
+
+/// [`detect`] on every chosen target, results in target order. Targets whose scenarios are all
+/// checks or tests (every `cargo harness detect` binary) run side by side, one per core: each is
+/// its own universe of processes, and their pass/fail does not depend on the machine's load.
+/// Measurements run one target at a time, so no value is measured beside another process.
+fn detect_targets(
+    chosen: &[Chosen<'_>],
+    config: &DetectConfig,
+    executor: &Executor,
+    events: &mut dyn Reporter,
+) -> Result<Vec<DetectResult>, Error> {
+    // Each target's env groups take seeds after those of the targets before it, as if serial.
+    let configs: Vec<DetectConfig> = chosen
+        .iter()
+        .scan(config.groups_before, |before, (_, selected)| {
+            let mut c = config.clone();
+            c.groups_before = *before;
+            *before += selected.iter().map(|l| &l.env).collect::<BTreeSet<_>>().len();
+            Some(c)
+        })
+        .collect();
+    let checks_only = chosen.iter().all(|(_, sel)| sel.iter().all(|l| l.kind != ScenarioKind::Measure));
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let workers = if checks_only { cores.min(chosen.len()) } else { 1 };
+    let next = AtomicUsize::new(0);
+    let shared = Mutex::new(events);
+    let slots: Vec<Mutex<Option<Result<DetectResult, Error>>>> = chosen.iter().map(|_| Mutex::new(None)).collect();
+    std::thread::scope(|scope| {
+        for w in 0..workers {
+            let (next, shared, slots, configs) = (&next, &shared, &slots, &configs);
+            let mut ex = executor.sibling(w as u64);
+            scope.spawn(move || {
+                let mut events = Locked(shared);
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= chosen.len() {
+                        break;
+                    }
+                    let (target, selected) = &chosen[i];
+                    let name = target
+                        .cargo_label()
+                        .map_or_else(|| target.describe(), |(p, b)| format!("{p}/{b}"));
+                    eprintln!("detect: {} scenarios of {name} (seed {})", selected.len(), configs[i].seed);
+                    let r = detect(*target, selected, &configs[i], &mut ex, &mut events);
+                    let failed = r.is_err();
+                    *slots[i].lock().expect("no worker panics holding a slot") = Some(r);
+                    if failed {
+                        next.store(chosen.len(), Ordering::Relaxed); // stop the others early
+                    }
+                }
+            });
+        }
+    });
+    let mut out = Vec::with_capacity(chosen.len());
+    // Targets are handed out in order, so an unrun slot (None) only follows a target's error,
+    // which `?` returns first.
+    for r in slots.into_iter().filter_map(|s| s.into_inner().expect("no worker panics holding a slot")) {
+        out.push(r?);
+    }
+    Ok(out)
+}
+
+/// The command's reporters, shared by the threads of [`detect_targets`]: one event at a time.
+struct Locked<'m, 'r>(&'m Mutex<&'r mut dyn Reporter>);
+
+impl Reporter for Locked<'_, '_> {
+    fn on_event(&mut self, event: &RunEvent<'_>) -> Result<(), Error> {
+        // A poisoned lock means another thread panicked, which the scope re-raises anyway.
+        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).on_event(event)
+    }
 }
 
 /// A target with the scenarios the selection picks from it.

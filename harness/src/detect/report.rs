@@ -44,7 +44,7 @@ impl<W: Write> DetectSummary<W> {
     }
 }
 
-impl<W: Write> Reporter for DetectSummary<W> {
+impl<W: Write + Send> Reporter for DetectSummary<W> {
     fn on_event(&mut self, event: &RunEvent<'_>) -> Result<(), Error> {
         if let RunEvent::Finished(Done::Detect { entries, run }) = event {
             write_summary(&mut self.out, entries, run).map_err(io_err("writing the detect summary"))?;

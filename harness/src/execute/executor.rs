@@ -6,6 +6,8 @@
 use std::collections::BTreeMap;
 use std::io;
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use rand::{RngCore, SeedableRng};
@@ -66,7 +68,8 @@ pub struct ExecConfig {
 pub struct Executor {
     config: ExecConfig,
     clock_start: Instant,
-    next_index: usize,
+    /// Shared with [`Executor::sibling`]s, so processes run side by side never share an index.
+    next_index: Arc<AtomicUsize>,
     pads: ChaCha8Rng,
 }
 
@@ -88,21 +91,31 @@ impl Executor {
         Executor {
             config,
             clock_start: Instant::now(),
-            next_index: 0,
+            next_index: Arc::new(AtomicUsize::new(0)),
             pads,
         }
     }
 
     /// Number runs from `index` on (a resumed run continues after the runs it recorded).
-    pub fn starting_at(mut self, index: usize) -> Self {
-        self.next_index = index;
+    pub fn starting_at(self, index: usize) -> Self {
+        self.next_index.store(index, Ordering::Relaxed);
         self
+    }
+
+    /// An executor for another thread of the same command: the same clock and run numbering,
+    /// its own padding stream (`stream` tells siblings apart).
+    pub fn sibling(&self, stream: u64) -> Executor {
+        Executor {
+            config: self.config.clone(),
+            clock_start: self.clock_start,
+            next_index: Arc::clone(&self.next_index),
+            pads: ChaCha8Rng::seed_from_u64(self.config.seed ^ 0x9e37_79b9_7f4a_7c15 ^ stream.wrapping_mul(0x2545_f491_4f6c_dd1d)),
+        }
     }
 
     /// Number the process (one run index per scenario) and build its request.
     pub fn prepare(&mut self, job: ProcessJob) -> Launch {
-        let index = self.next_index;
-        self.next_index += job.scenarios.len().max(1);
+        let index = self.next_index.fetch_add(job.scenarios.len().max(1), Ordering::Relaxed);
         let mut env = job.env.clone();
         if job.measures() {
             let pad = self.pads.next_u64() % MAX_ENV_PAD;
@@ -270,6 +283,32 @@ mod tests {
             .map(|_| ex.prepare(job(&[("b", ScenarioKind::Measure)])).request.env["HARNESS_ENV_PAD"].len())
             .collect();
         assert!(lens.len() > 1, "{lens:?}");
+    }
+
+    #[test]
+    fn siblings_on_other_threads_never_share_a_run_index_or_a_scratch_id() {
+        let ex = executor().starting_at(10);
+        let indices: Vec<usize> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..4)
+                .map(|w| {
+                    let mut sib = ex.sibling(w);
+                    scope.spawn(move || {
+                        (0..50)
+                            .map(|_| sib.prepare(job(&[("a", ScenarioKind::Check), ("b", ScenarioKind::Check)])).index)
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            handles.into_iter().flat_map(|h| h.join().unwrap()).collect()
+        });
+        let mut sorted = indices.clone();
+        sorted.sort_unstable();
+        // 200 two-scenario processes: indices 10, 12, ..., 408, each handed out once.
+        assert_eq!(sorted, (0..200).map(|i| 10 + 2 * i).collect::<Vec<_>>());
+        // Siblings pad from streams of their own.
+        let pad = |mut e: Executor| e.prepare(job(&[("m", ScenarioKind::Measure)])).request.env["HARNESS_ENV_PAD"].len();
+        let pads: std::collections::BTreeSet<usize> = (0..6).map(|w| pad(ex.sibling(w))).collect();
+        assert!(pads.len() > 1, "{pads:?}");
     }
 
     #[test]

@@ -21,7 +21,7 @@ impl<W: Write> HtmlReporter<W> {
     }
 }
 
-impl<W: Write> Reporter for HtmlReporter<W> {
+impl<W: Write + Send> Reporter for HtmlReporter<W> {
     fn on_event(&mut self, event: &RunEvent<'_>) -> Result<(), Error> {
         if let RunEvent::Finished(_) = event {
             let page = super::write_html(&self.dir)?;

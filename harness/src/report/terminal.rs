@@ -19,7 +19,7 @@ impl<W: Write> SummaryReporter<W> {
     }
 }
 
-impl<W: Write> Reporter for SummaryReporter<W> {
+impl<W: Write + Send> Reporter for SummaryReporter<W> {
     fn on_event(&mut self, event: &RunEvent<'_>) -> Result<(), Error> {
         let io = |e| Error::Io {
             what: "writing the summary".into(),
