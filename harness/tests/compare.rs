@@ -102,6 +102,13 @@ fn a_a_has_no_regression_and_an_injected_slowdown_is_found() {
     let run: Value = serde_json::from_str(&std::fs::read_to_string(out.join("compare-run.json")).unwrap()).unwrap();
     assert_eq!((run["design"].as_str(), run["seed"].as_u64()), (Some("interleaved"), Some(7)));
     assert!(run["sequential"]["looks"].as_u64().unwrap() >= 1 && run["margin"] == 0.05, "{run}");
+    // The null control ran beside the pairs (by default), and its processes are numbered after
+    // theirs in results.jsonl: no run index twice.
+    assert!(run["null_control"]["pairs"].as_u64().unwrap() >= 3, "{run}");
+    let jsonl = std::fs::read_to_string(out.join("results.jsonl")).unwrap();
+    let indices: Vec<u64> = jsonl.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()["run_index"].as_u64().unwrap()).collect();
+    let unique: std::collections::BTreeSet<u64> = indices.iter().copied().collect();
+    assert_eq!(unique.len(), indices.len(), "a run index twice in results.jsonl");
 
     // The same binary with a 3x slowdown on the candidate side only (large and with 10 pairs, so
     // a 2-core CI machine running other tests beside this one still sees it).

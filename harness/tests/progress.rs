@@ -103,7 +103,7 @@ fn compare_shows_its_progress_on_a_terminal_and_nothing_of_the_bar_on_a_pipe() {
     std::fs::copy(COMPARE_FIXTURE, &a).unwrap();
     std::fs::copy(COMPARE_FIXTURE, &b).unwrap();
     let args = |out: &str| -> Vec<String> {
-        let mut v: Vec<String> = [HARNESS, "compare", "--runs", "2", "--iterations", "2", "--warmup", "0", "--seed", "1"]
+        let mut v: Vec<String> = [HARNESS, "compare", "--runs", "2", "--iterations", "2", "--warmup", "0", "--seed", "1", "--null-control", "0"]
             .iter()
             .map(|s| s.to_string())
             .collect();

@@ -61,7 +61,7 @@ pub struct CompareArgs {
     pub budget: Option<Duration>,
     /// Extra A/A pairs (baseline against itself), in percent of each scenario's pairs (at least
     /// 3): when they move beyond chance the machine was too noisy and verdicts are downgraded.
-    /// 0 turns the control off [default: 20 with --budget, else 0].
+    /// 0 turns the control off [default: 20].
     #[arg(long, value_name = "PCT", value_parser = fraction)]
     pub null_control: Option<f64>,
     /// Exit with status 1 when any scenario regressed (for CI gating).
@@ -169,7 +169,7 @@ pub(crate) fn compare_options(a: &CompareArgs, own_suite: bool) -> Result<Compar
         base_ref,
         margin: a.margin,
         budget: a.budget,
-        null_control: a.null_control.unwrap_or(if a.budget.is_some() { 0.2 } else { 0.0 }),
+        null_control: a.null_control.unwrap_or(0.2),
         out: a.session.measure.out.clone(),
         command: crate::reproduce::this_command(settings.seed),
         settings,

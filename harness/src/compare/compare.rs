@@ -331,7 +331,7 @@ fn interleaved(
         seed: s.seed,
     };
     let pairs = Interleaver::new(side(ta, &opts.baseline_env), side(tb, &opts.candidate_env), selected, &process);
-    let control = Interleaver::new(side(ta, &opts.baseline_env), side(ta, &opts.baseline_env), selected, &process);
+    let control = pairs.sibling(side(ta, &opts.baseline_env), side(ta, &opts.baseline_env));
     let settings = SequentialSettings {
         first: s.runs,
         budget: opts.budget,

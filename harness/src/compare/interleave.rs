@@ -115,6 +115,19 @@ impl<'a> Interleaver<'a> {
         }
     }
 
+    /// Another interleaver of the same command (the null control): its processes continue this
+    /// one's run numbering, so results.jsonl never holds one run index twice.
+    pub fn sibling(&self, baseline: SideTarget<'a>, candidate: SideTarget<'a>) -> Self {
+        Interleaver {
+            baseline,
+            candidate,
+            selected: self.selected,
+            timeout: self.timeout,
+            executor: self.executor.sibling(1),
+            runs: self.selected.iter().map(|l| (l.name.clone(), ScenarioRuns::default())).collect(),
+        }
+    }
+
     /// Run `slots` in order, one process each, reporting each to `events`.
     pub fn run_batch(&mut self, slots: &[Slot], events: &mut dyn Reporter) -> Result<(), Error> {
         for slot in slots {
