@@ -1,12 +1,11 @@
 //! `merge`: the shard directories of one `--partition`ed plan back into one result set
 //! (results.jsonl, results.json, results.csv, index.html), as if the plan had run whole.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::errors::Error;
 use crate::model::{PlanInfo, ResultsFile, ShardOrigin};
-use crate::report::{OutDir, read_results, write_csv, write_html, write_json};
+use crate::report::{OutDir, read_results, results_junit, write_atomic, write_csv, write_html, write_json, write_junit};
 
 /// Merges the shards in `dirs` into `out`; returns the output directory. Refuses shards of
 /// different plans, a shard given twice, an unfinished shard, and names any shard missing.
@@ -143,20 +142,15 @@ pub fn variance_advice(results: &ResultsFile) -> Vec<String> {
 
 fn write_set(results: &ResultsFile, out: &Path) -> Result<PathBuf, Error> {
     let dir = OutDir::create(Some(out))?;
-    let jsonl = dir.file("results.jsonl");
     let mut text = Vec::new();
     for r in &results.runs {
         serde_json::to_writer(&mut text, r).expect("records serialize");
         text.push(b'\n');
     }
-    std::fs::File::create(&jsonl)
-        .and_then(|mut f| f.write_all(&text))
-        .map_err(|source| Error::Io {
-            what: format!("writing {}", jsonl.display()),
-            source,
-        })?;
+    write_atomic(&dir.file("results.jsonl"), &text)?;
     write_json(&dir.file("results.json"), results)?;
     write_csv(&dir.file("results.csv"), results)?;
+    write_junit(&dir.file("junit.xml"), &results_junit(results))?;
     write_html(dir.path())?;
     Ok(dir.path().to_owned())
 }

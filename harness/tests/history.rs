@@ -138,6 +138,13 @@ fn three_shards_merged_equal_the_unsharded_run() {
     }
     let jsonl = std::fs::read_to_string(d("merged/results.jsonl")).unwrap();
     assert_eq!(jsonl.lines().count(), whole.runs.len());
+    // junit.xml of the merged set: one testcase per scenario, as the unsharded run's.
+    let junit = |dir: &str| {
+        let xml = std::fs::read_to_string(d(dir).join("junit.xml")).unwrap();
+        xml.matches("<testcase ").count()
+    };
+    assert_eq!(junit("merged"), junit("whole"));
+    assert!(junit("merged") > 0);
 
     // A missing shard is named; a shard of another plan is refused.
     let o = harness(HISTORY, &["merge", p(&d("s1")), p(&d("s3")), "--out", p(&d("m2"))], &[]);

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use quick_junit::{NonSuccessKind, Property, Report, TestCase, TestCaseStatus, TestRerun, TestSuite};
 
+use super::files::{io_err, write_atomic};
 use crate::errors::Error;
 use crate::events::{Done, Reporter, RunEvent};
 use crate::model::{DetectEntry, DetectRun, Evidence, OrderVerdict, Outcome, ResultsFile, RunRecord, Verdict};
@@ -209,13 +210,10 @@ impl Reporter for JunitWriter {
     }
 }
 
-fn write(path: &Path, report: &Report) -> Result<(), Error> {
-    let io = |source| Error::Io {
-        what: format!("writing {}", path.display()),
-        source,
-    };
+/// Write `report` to `path` through the one atomic writer.
+pub(crate) fn write(path: &Path, report: &Report) -> Result<(), Error> {
     let text = report
         .to_string()
-        .map_err(|e| io(std::io::Error::other(e.to_string())))?;
-    std::fs::write(path, text).map_err(io)
+        .map_err(|e| io_err(format!("writing {}", path.display()))(std::io::Error::other(e.to_string())))?;
+    write_atomic(path, text.as_bytes())
 }

@@ -29,4 +29,4 @@ pub(crate) use jsonl::JsonlWriter;
 pub(crate) use out_dir::OutDir;
 pub(crate) use progress::ProgressReporter;
 pub(crate) use terminal::{SummaryReporter, format_value};
-pub(crate) use junit::JunitWriter;
+pub(crate) use junit::{JunitWriter, results_junit, write as write_junit};
