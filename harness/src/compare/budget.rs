@@ -6,14 +6,14 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use super::analyze::{AnalysisConfig, MetricInput};
 use super::compare::PHASE;
 use super::control::{control_pairs, downgrade, judge};
 use super::inputs::from_pairs;
-use super::interleave::{Interleaver, ScenarioRuns, Side, Slot};
+use super::interleave::{Interleaver, ScenarioRuns, Slot, push_pair};
 use super::sequential::{DEFAULT_HORIZON, Plan, Sequential};
 use crate::errors::Error;
 use crate::events::{Reporter, RunEvent};
@@ -86,18 +86,7 @@ fn batch(selected: &[Listed], have: &BTreeMap<String, usize>, want: &BTreeMap<St
         rand::seq::SliceRandom::shuffle(order.as_mut_slice(), rng);
         for scenario in order {
             let round = have.get(&selected[scenario].name).copied().unwrap_or(0) + r;
-            let first = if rng.random::<bool>() { Side::Baseline } else { Side::Candidate };
-            let second = if first == Side::Baseline { Side::Candidate } else { Side::Baseline };
-            slots.push(Slot {
-                round,
-                scenario,
-                side: first,
-            });
-            slots.push(Slot {
-                round,
-                scenario,
-                side: second,
-            });
+            push_pair(&mut slots, round, scenario, rng);
         }
     }
     slots
@@ -242,6 +231,7 @@ pub(crate) fn summary(r: &BudgetReport, entries: &[CompareEntry], budget: Option
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::compare::interleave::Side;
     use crate::model::ScenarioKind;
 
     fn listed(name: &str) -> Listed {

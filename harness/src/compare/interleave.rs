@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use crate::errors::Error;
@@ -43,21 +43,27 @@ pub(crate) fn schedule(scenarios: usize, rounds: usize, seed: u64) -> Vec<Slot> 
         let mut order: Vec<usize> = (0..scenarios).collect();
         rand::seq::SliceRandom::shuffle(order.as_mut_slice(), &mut rng);
         for scenario in order {
-            let first = if rng.random::<bool>() { Side::Baseline } else { Side::Candidate };
-            let second = if first == Side::Baseline { Side::Candidate } else { Side::Baseline };
-            slots.push(Slot {
-                round,
-                scenario,
-                side: first,
-            });
-            slots.push(Slot {
-                round,
-                scenario,
-                side: second,
-            });
+            push_pair(&mut slots, round, scenario, &mut rng);
         }
     }
     slots
+}
+
+/// One A/B pair of `scenario` in `round`, its two sides in a random order (so drift and warm-up
+/// within a pair favour neither side).
+pub(super) fn push_pair(slots: &mut Vec<Slot>, round: usize, scenario: usize, rng: &mut impl rand::Rng) {
+    let first = if rng.random::<bool>() { Side::Baseline } else { Side::Candidate };
+    let second = if first == Side::Baseline { Side::Candidate } else { Side::Baseline };
+    slots.push(Slot {
+        round,
+        scenario,
+        side: first,
+    });
+    slots.push(Slot {
+        round,
+        scenario,
+        side: second,
+    });
 }
 
 /// One side to run: a target and the env its processes get on top of the scenario's own.
@@ -240,7 +246,11 @@ mod tests {
             assert!(sr.candidate.iter().all(|r| r.stdout == "b cand"));
             assert_eq!(sr.baseline.iter().map(|r| r.repetition).collect::<Vec<_>>(), [0, 1, 2]);
         }
-        let mut indices: Vec<usize> = runs.values().flat_map(|s| s.baseline.iter().chain(&s.candidate)).map(|r| r.run_index).collect();
+        let mut indices: Vec<usize> = runs
+            .values()
+            .flat_map(|s| s.baseline.iter().chain(&s.candidate))
+            .map(|r| r.run_index)
+            .collect();
         indices.sort();
         assert_eq!(indices, (0..12).collect::<Vec<_>>(), "indices continue across batches");
         assert_eq!(rec.seen.iter().filter(|e| e.starts_with("done")).count(), 12);
