@@ -167,7 +167,10 @@ mod tests {
         let xml = "<nvidia_smi_log><driver_version>570.86.15</driver_version><cuda_version>12.8</cuda_version></nvidia_smi_log>";
         let g = parse_gpu_csv(csv, xml_tag(xml, "cuda_version").as_deref());
         assert_eq!(g.len(), 2);
-        assert_eq!((g[0].name.as_str(), g[0].sm_clock_mhz, g[0].power_w), ("NVIDIA H200", Some(1980.0), Some(75.52)));
+        assert_eq!(
+            (g[0].name.as_str(), g[0].sm_clock_mhz, g[0].power_w),
+            ("NVIDIA H200", Some(1980.0), Some(75.52))
+        );
         assert_eq!(g[0].throttle_reasons.as_deref(), Some("0x0000000000000004"));
         assert_eq!(g[1].cuda_version.as_deref(), Some("12.8"));
         assert_eq!((g[1].sm_clock_mhz, g[1].throttle_reasons.as_deref()), (None, None));

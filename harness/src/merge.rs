@@ -32,16 +32,28 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<PathBuf, Error> {
         }
         if r.meta.finished_at.is_empty() {
             return Err(Error::Merge {
-                detail: format!("shard {k}/{n} in '{}' did not finish; finish it with `run --resume {}`", dir.display(), dir.display()),
+                detail: format!(
+                    "shard {k}/{n} in '{}' did not finish; finish it with `run --resume {}`",
+                    dir.display(),
+                    dir.display()
+                ),
             });
         }
     }
     if let Some(w) = shards.windows(2).find(|w| w[0].0 == w[1].0) {
         return Err(Error::Merge {
-            detail: format!("shard {}/{count} given twice: '{}' and '{}'", w[0].0, w[0].2.display(), w[1].2.display()),
+            detail: format!(
+                "shard {}/{count} given twice: '{}' and '{}'",
+                w[0].0,
+                w[0].2.display(),
+                w[1].2.display()
+            ),
         });
     }
-    let missing: Vec<String> = (1..=*count).filter(|k| !shards.iter().any(|s| s.0 == *k)).map(|k| format!("{k}/{count}")).collect();
+    let missing: Vec<String> = (1..=*count)
+        .filter(|k| !shards.iter().any(|s| s.0 == *k))
+        .map(|k| format!("{k}/{count}"))
+        .collect();
     if !missing.is_empty() {
         return Err(Error::Merge {
             detail: format!("shard(s) {} missing (have {})", missing.join(", "), shards.len()),
@@ -59,7 +71,10 @@ fn shard_plan(dir: &Path, r: &ResultsFile) -> Result<(usize, usize), Error> {
     let partition = r.meta.plan.as_ref().and_then(|p| p.partition.as_deref());
     let parsed = partition.and_then(|p| p.parse::<crate::plan::Partition>().ok());
     parsed.map(|p| (p.index, p.count)).ok_or_else(|| Error::Merge {
-        detail: format!("'{}' is not a shard of a --partition run (its results.json has no partition)", dir.display()),
+        detail: format!(
+            "'{}' is not a shard of a --partition run (its results.json has no partition)",
+            dir.display()
+        ),
     })
 }
 
@@ -86,7 +101,11 @@ fn combine(shards: Vec<ResultsFile>) -> ResultsFile {
         r.run_index = i;
     }
     let mut seen = std::collections::HashSet::new();
-    meta.order = runs.iter().filter(|r| seen.insert(r.scenario.clone())).map(|r| r.scenario.clone()).collect();
+    meta.order = runs
+        .iter()
+        .filter(|r| seen.insert(r.scenario.clone()))
+        .map(|r| r.scenario.clone())
+        .collect();
     meta.plan = meta.plan.map(|p| PlanInfo {
         partition: None,
         shards: origins,
@@ -168,7 +187,9 @@ mod tests {
                 "wall_ns": 1, "started_ms": 0.0, "metrics": [{"name": "t", "unit": "ns", "better": "lower", "value": v,
                 "iterations": [v * 0.999, v * 1.001, v]}]})
         };
-        let runs: Vec<_> = (0..8).map(|i| run(i, if i < 4 { 100.0 } else { 110.0 } + (i % 2) as f64 * 0.1)).collect();
+        let runs: Vec<_> = (0..8)
+            .map(|i| run(i, if i < 4 { 100.0 } else { 110.0 } + (i % 2) as f64 * 0.1))
+            .collect();
         let mut results: ResultsFile = serde_json::from_value(serde_json::json!({
             "meta": {"format_version": 1, "harness_version": "0", "binary": "b", "command": [], "seed": 1, "order": [], "repeat": 8,
                 "iterations": 3, "warmup": 0, "target_ci": null, "test_threads": 1, "started_at": "", "finished_at": "x",

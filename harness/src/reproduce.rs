@@ -52,7 +52,10 @@ mod tests {
     fn the_seed_is_replaced_not_duplicated() {
         let got = with_seed(strings(&["bin", "--seed", "1", "run", "--seed=2", "a", "--seed", "3"]), 9);
         assert_eq!(got, strings(&["bin", "run", "a", "--seed", "9"]));
-        assert_eq!(with_seed(strings(&["bin", "detect"]), 4), strings(&["bin", "detect", "--seed", "4"]));
+        assert_eq!(
+            with_seed(strings(&["bin", "detect"]), 4),
+            strings(&["bin", "detect", "--seed", "4"])
+        );
         // A dangling `--seed` (no value) is dropped too.
         assert_eq!(with_seed(strings(&["bin", "--seed"]), 5), strings(&["bin", "--seed", "5"]));
     }
@@ -67,7 +70,10 @@ mod tests {
     #[test]
     fn odd_arguments_are_quoted_so_the_shell_reads_them_back() {
         let args = strings(&["run", "--seed", "7", "a b", "it's", "", "$HOME", "x;rm", "--out=/tmp/r-1,2"]);
-        assert_eq!(shell_line(&args), r#"run --seed 7 'a b' 'it'\''s' '' '$HOME' 'x;rm' --out=/tmp/r-1,2"#);
+        assert_eq!(
+            shell_line(&args),
+            r#"run --seed 7 'a b' 'it'\''s' '' '$HOME' 'x;rm' --out=/tmp/r-1,2"#
+        );
     }
 
     #[test]

@@ -29,12 +29,18 @@ fn cargo(args: &[&str], envs: &[(&str, &str)]) -> Output {
 }
 
 fn text(o: &Output) -> (String, String) {
-    (String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
 }
 
 /// The libtest line for `name`, as libtest-mimic pads it: `test NAME<spaces> ... RESULT`.
 fn test_line<'a>(stdout: &'a str, name: &str) -> Option<&'a str> {
-    stdout.lines().find(|l| l.strip_prefix("test ").is_some_and(|r| r.split(" ... ").next().map(str::trim) == Some(name)))
+    stdout.lines().find(|l| {
+        l.strip_prefix("test ")
+            .is_some_and(|r| r.split(" ... ").next().map(str::trim) == Some(name))
+    })
 }
 
 #[test]
@@ -47,7 +53,10 @@ fn cargo_bench_measures_and_cargo_test_smoke_tests_a_bench_target() {
     let o = cargo(&["test", "--benches", "--offline"], &[]);
     let (stdout, stderr) = text(&o);
     assert_eq!(o.status.code(), Some(0), "{stdout}\n{stderr}");
-    assert!(test_line(&stdout, "fixture/check").is_some_and(|l| l.ends_with("... ok")), "{stdout}");
+    assert!(
+        test_line(&stdout, "fixture/check").is_some_and(|l| l.ends_with("... ok")),
+        "{stdout}"
+    );
     assert!(test_line(&stdout, "fixture/sum").is_some_and(|l| l.ends_with("... ok")), "{stdout}");
     assert!(stdout.contains("test result: ok. 2 passed; 0 failed;"), "{stdout}");
 
@@ -55,8 +64,14 @@ fn cargo_bench_measures_and_cargo_test_smoke_tests_a_bench_target() {
     let o = cargo(&["test", "--benches", "--offline"], &[("BENCH_FIXTURE_FAIL", "1")]);
     let (stdout, stderr) = text(&o);
     assert_ne!(o.status.code(), Some(0), "{stdout}");
-    assert!(test_line(&stdout, "fixture/check").is_some_and(|l| l.ends_with("... FAILED")), "{stdout}");
-    assert!(stdout.contains("planted failure") && stdout.contains("test result: FAILED. 1 passed; 1 failed;"), "{stdout}");
+    assert!(
+        test_line(&stdout, "fixture/check").is_some_and(|l| l.ends_with("... FAILED")),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("planted failure") && stdout.contains("test result: FAILED. 1 passed; 1 failed;"),
+        "{stdout}"
+    );
     // cargo says only "test failed"; the binary it ran (named in its `Running` line) exits 101.
     let binary = stderr
         .lines()
@@ -76,12 +91,23 @@ fn cargo_bench_measures_and_cargo_test_smoke_tests_a_bench_target() {
     // arguments after `--` reach the harness. The dev profile reuses the build above.
     let out = tempfile::tempdir().unwrap();
     let out_arg = out.path().to_str().unwrap();
-    let args = ["bench", "--offline", "--profile", "dev", "--", "--repeat", "2", "--iterations", "3", "--out", out_arg];
+    let args = [
+        "bench",
+        "--offline",
+        "--profile",
+        "dev",
+        "--",
+        "--repeat",
+        "2",
+        "--iterations",
+        "3",
+        "--out",
+        out_arg,
+    ];
     let o = cargo(&args, &[]);
     let (stdout, stderr) = text(&o);
     assert_eq!(o.status.code(), Some(0), "{stdout}\n{stderr}");
-    let results: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.path().join("results.json")).unwrap()).unwrap();
+    let results: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.path().join("results.json")).unwrap()).unwrap();
     assert_eq!(results["meta"]["iterations"], 3);
     let runs = results["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 2, "--repeat 2 of the one measurement, no check: {runs:?}");

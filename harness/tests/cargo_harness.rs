@@ -35,7 +35,10 @@ fn text(o: &Output) -> String {
 }
 
 fn entry<'a>(entries: &'a [Value], name: &str) -> &'a Value {
-    entries.iter().find(|e| e["name"] == name).unwrap_or_else(|| panic!("no entry {name}"))
+    entries
+        .iter()
+        .find(|e| e["name"] == name)
+        .unwrap_or_else(|| panic!("no entry {name}"))
 }
 
 fn junit(dir: &Path) -> (String, Report) {
@@ -74,10 +77,16 @@ fn detect_finds_both_planted_victims_with_package_and_binary() {
 
     // Both victims, each with its package, binary and culprit.
     let a = entry(&entries, "tests::a_victim");
-    assert_eq!((a["verdict"].as_str(), a["package"].as_str(), a["binary"].as_str()), (Some("victim"), Some("alpha"), Some("alpha")));
+    assert_eq!(
+        (a["verdict"].as_str(), a["package"].as_str(), a["binary"].as_str()),
+        (Some("victim"), Some("alpha"), Some("alpha"))
+    );
     assert_eq!(a["polluters"], serde_json::json!(["tests::z_polluter"]));
     let b = entry(&entries, "b_victim");
-    assert_eq!((b["verdict"].as_str(), b["package"].as_str(), b["binary"].as_str()), (Some("victim"), Some("beta"), Some("order")));
+    assert_eq!(
+        (b["verdict"].as_str(), b["package"].as_str(), b["binary"].as_str()),
+        (Some("victim"), Some("beta"), Some("order"))
+    );
     assert_eq!(b["polluters"], serde_json::json!(["a_polluter"]));
     let plain = entry(&entries, "adds");
     assert_eq!((plain["verdict"].as_str(), plain["binary"].as_str()), (Some("pass"), Some("api")));
@@ -93,9 +102,17 @@ fn detect_finds_both_planted_victims_with_package_and_binary() {
     assert!(a["reproduce"].as_str().unwrap().contains("--shuffle-seed="), "{a}");
     for v in [a, b] {
         let line = v["reproduce"].as_str().unwrap();
-        let planted = Command::new("sh").args(["-c", line]).env("HARNESS_FIXTURE_PLANT", "1").output().unwrap();
+        let planted = Command::new("sh")
+            .args(["-c", line])
+            .env("HARNESS_FIXTURE_PLANT", "1")
+            .output()
+            .unwrap();
         assert!(!planted.status.success(), "{line} passed:\n{}", text(&planted));
-        let clean = Command::new("sh").args(["-c", line]).env_remove("HARNESS_FIXTURE_PLANT").output().unwrap();
+        let clean = Command::new("sh")
+            .args(["-c", line])
+            .env_remove("HARNESS_FIXTURE_PLANT")
+            .output()
+            .unwrap();
         assert!(clean.status.success(), "{line} failed without the planted bug:\n{}", text(&clean));
         assert!(term.contains(line), "terminal lacks {line}:\n{term}");
     }
@@ -127,7 +144,12 @@ fn detect_finds_both_planted_victims_with_package_and_binary() {
     let cases: Vec<_> = report.test_suites.iter().flat_map(|s| &s.test_cases).collect();
     let case = |n: &str| cases.iter().find(|c| c.name.as_str() == n).unwrap();
     match &case("tests::panics_with_markup").status {
-        TestCaseStatus::NonSuccess { kind: NonSuccessKind::Failure, message, description, .. } => {
+        TestCaseStatus::NonSuccess {
+            kind: NonSuccessKind::Failure,
+            message,
+            description,
+            ..
+        } => {
             assert!(message.as_ref().unwrap().as_str().contains(PANIC_TEXT));
             assert!(description.as_ref().unwrap().as_str().contains("left: 3"));
         }
@@ -170,9 +192,16 @@ fn run_tests_runs_every_test_of_every_binary_with_messages_and_resources() {
     let runs = results["runs"].as_array().unwrap();
     let names: Vec<&str> = runs.iter().map(|r| r["scenario"].as_str().unwrap()).collect();
     assert_eq!(runs.len(), 6, "{names:?}");
-    let run = |n: &str| runs.iter().find(|r| r["scenario"] == n).unwrap_or_else(|| panic!("{n} not in {names:?}"));
+    let run = |n: &str| {
+        runs.iter()
+            .find(|r| r["scenario"] == n)
+            .unwrap_or_else(|| panic!("{n} not in {names:?}"))
+    };
     let crash = run("beta/beta tests::crashes");
-    assert_eq!((crash["outcome"]["status"].as_str(), crash["signal"].as_str()), (Some("crashed"), Some("SIGABRT")));
+    assert_eq!(
+        (crash["outcome"]["status"].as_str(), crash["signal"].as_str()),
+        (Some("crashed"), Some("SIGABRT"))
+    );
     let panic = run("beta/beta tests::panics_with_markup");
     assert!(panic["outcome"]["message"].as_str().unwrap().contains(PANIC_TEXT));
     assert_eq!(panic["exit_code"].as_i64(), Some(101));

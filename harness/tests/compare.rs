@@ -77,16 +77,26 @@ fn a_a_has_no_regression_and_an_injected_slowdown_is_found() {
     ]);
     assert!(!rows.is_empty());
     for r in &rows {
-        assert!(r["verdict"] != "regressed" && r["verdict"] != "improved", "A/A row moved: {r}\n{md}");
+        assert!(
+            r["verdict"] != "regressed" && r["verdict"] != "improved",
+            "A/A row moved: {r}\n{md}"
+        );
         for k in ["name", "metric", "ratio", "low", "high", "p_adjusted", "verdict"] {
             assert!(r.get(k).is_some(), "missing {k} in {r}");
         }
     }
     // The verdict set, not just "no regression": identical builds are mostly shown unchanged
     // within the 5% margin, not left inconclusive everywhere.
-    let directed: Vec<&Value> = rows.iter().filter(|r| r["better"] != "neither" && r["derived_from"].is_null()).collect();
+    let directed: Vec<&Value> = rows
+        .iter()
+        .filter(|r| r["better"] != "neither" && r["derived_from"].is_null())
+        .collect();
     let unchanged = directed.iter().filter(|r| r["verdict"] == "unchanged").count();
-    assert!(2 * unchanged > directed.len(), "{unchanged} of {} directed rows unchanged:\n{md}", directed.len());
+    assert!(
+        2 * unchanged > directed.len(),
+        "{unchanged} of {} directed rows unchanged:\n{md}",
+        directed.len()
+    );
     assert_eq!(code, 0, "{md}");
     assert_eq!(verdict(&rows, "work/scaled", "work_units"), "unchanged");
     assert!(md.contains("| status | scenario |") && md.contains("What this cannot catch"));
@@ -106,7 +116,10 @@ fn a_a_has_no_regression_and_an_injected_slowdown_is_found() {
     // theirs in results.jsonl: no run index twice.
     assert!(run["null_control"]["pairs"].as_u64().unwrap() >= 3, "{run}");
     let jsonl = std::fs::read_to_string(out.join("results.jsonl")).unwrap();
-    let indices: Vec<u64> = jsonl.lines().map(|l| serde_json::from_str::<Value>(l).unwrap()["run_index"].as_u64().unwrap()).collect();
+    let indices: Vec<u64> = jsonl
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["run_index"].as_u64().unwrap())
+        .collect();
     let unique: std::collections::BTreeSet<u64> = indices.iter().copied().collect();
     assert_eq!(unique.len(), indices.len(), "a run index twice in results.jsonl");
 

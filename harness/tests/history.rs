@@ -11,7 +11,11 @@ const HISTORY: &str = env!("CARGO_BIN_EXE_fixture_history");
 const OUTCOMES: &str = env!("CARGO_BIN_EXE_fixture_outcomes");
 
 fn harness(bin: &str, args: &[&str], envs: &[(&str, String)]) -> Output {
-    Command::new(bin).args(args).envs(envs.iter().map(|(k, v)| (k, v))).output().expect("fixture runs")
+    Command::new(bin)
+        .args(args)
+        .envs(envs.iter().map(|(k, v)| (k, v)))
+        .output()
+        .expect("fixture runs")
 }
 
 fn stderr(o: &Output) -> String {
@@ -38,7 +42,23 @@ fn history_of_12(root: &Path, seed: u64, step: f64) -> PathBuf {
         let scale = if i >= 7 { step } else { 1.0 };
         let seed = (seed * 1000 + i).to_string();
         let label = format!("run-{i}");
-        let args = ["history/", "--repeat", "5", "--iterations", "3", "--warmup", "0", "--seed", &seed, "--out", p(&dir), "--history", p(&db), "--history-label", &label];
+        let args = [
+            "history/",
+            "--repeat",
+            "5",
+            "--iterations",
+            "3",
+            "--warmup",
+            "0",
+            "--seed",
+            &seed,
+            "--out",
+            p(&dir),
+            "--history",
+            p(&db),
+            "--history-label",
+            &label,
+        ];
         let o = harness(HISTORY, &args, &[("FIXTURE_HISTORY_SCALE", scale.to_string())]);
         assert_eq!(o.status.code(), Some(0), "run {i}: {}", stderr(&o));
     }
@@ -87,14 +107,26 @@ fn history_add_stores_a_run_once_and_report_draws_it() {
     assert_eq!(add("first").status.code(), Some(0));
     let again = add("second");
     assert_eq!(again.status.code(), Some(2), "{}", stderr(&again));
-    assert!(stderr(&again).contains("already holds this run") && stderr(&again).contains("h.sqlite"), "{}", stderr(&again));
-    let o = harness(HISTORY, &["history", "report", "--db", p(&db), "--out", p(&dir.path().join("rep"))], &[]);
+    assert!(
+        stderr(&again).contains("already holds this run") && stderr(&again).contains("h.sqlite"),
+        "{}",
+        stderr(&again)
+    );
+    let o = harness(
+        HISTORY,
+        &["history", "report", "--db", p(&db), "--out", p(&dir.path().join("rep"))],
+        &[],
+    );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let html = std::fs::read_to_string(dir.path().join("rep/index.html")).unwrap();
     assert_eq!(html.matches("<svg").count(), 2, "one trend per measurement");
     // A history that is not there: an error naming it, and no file made.
     let missing = dir.path().join("missing.sqlite");
-    let o = harness(HISTORY, &["history", "check", "--db", p(&missing), "--out", p(&dir.path().join("c"))], &[]);
+    let o = harness(
+        HISTORY,
+        &["history", "check", "--db", p(&missing), "--out", p(&dir.path().join("c"))],
+        &[],
+    );
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     assert!(stderr(&o).contains("missing.sqlite") && !missing.exists(), "{}", stderr(&o));
     // A database that is not one: an error naming it, exit 3.
@@ -115,7 +147,11 @@ fn three_shards_merged_equal_the_unsharded_run() {
     let mut shard_keys = Vec::new();
     for k in 1..=3 {
         let part = format!("{k}/3");
-        let o = harness(HISTORY, &[&base[..], &[p(&d(&format!("s{k}"))), "--partition", &part]].concat(), &[]);
+        let o = harness(
+            HISTORY,
+            &[&base[..], &[p(&d(&format!("s{k}"))), "--partition", &part]].concat(),
+            &[],
+        );
         assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
         shard_keys.push(keys(&results(&d(&format!("s{k}")))));
     }
@@ -125,13 +161,20 @@ fn three_shards_merged_equal_the_unsharded_run() {
             assert!(a.is_disjoint(b), "shards overlap");
         }
     }
-    let o = harness(HISTORY, &["merge", p(&d("s3")), p(&d("s1")), p(&d("s2")), "--out", p(&d("merged"))], &[]);
+    let o = harness(
+        HISTORY,
+        &["merge", p(&d("s3")), p(&d("s1")), p(&d("s2")), "--out", p(&d("merged"))],
+        &[],
+    );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let merged = results(&d("merged"));
     let whole = results(&d("whole"));
     assert_eq!(keys(&merged), keys(&whole));
     assert_eq!(merged.runs.len(), whole.runs.len());
-    assert_eq!(merged.meta.plan.as_ref().unwrap().fingerprint, whole.meta.plan.as_ref().unwrap().fingerprint);
+    assert_eq!(
+        merged.meta.plan.as_ref().unwrap().fingerprint,
+        whole.meta.plan.as_ref().unwrap().fingerprint
+    );
     assert_eq!(merged.meta.plan.as_ref().unwrap().shards.len(), 3);
     for f in ["results.jsonl", "results.csv", "index.html"] {
         assert!(d("merged").join(f).is_file(), "{f} written");
@@ -150,9 +193,27 @@ fn three_shards_merged_equal_the_unsharded_run() {
     let o = harness(HISTORY, &["merge", p(&d("s1")), p(&d("s3")), "--out", p(&d("m2"))], &[]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("2/3") && stderr(&o).contains("missing"), "{}", stderr(&o));
-    let other = harness(HISTORY, &["history/", "--repeat", "4", "--seed", "10", "--out", p(&d("o2")), "--partition", "2/3"], &[]);
+    let other = harness(
+        HISTORY,
+        &[
+            "history/",
+            "--repeat",
+            "4",
+            "--seed",
+            "10",
+            "--out",
+            p(&d("o2")),
+            "--partition",
+            "2/3",
+        ],
+        &[],
+    );
     assert_eq!(other.status.code(), Some(0));
-    let o = harness(HISTORY, &["merge", p(&d("s1")), p(&d("o2")), p(&d("s3")), "--out", p(&d("m3"))], &[]);
+    let o = harness(
+        HISTORY,
+        &["merge", p(&d("s1")), p(&d("o2")), p(&d("s3")), "--out", p(&d("m3"))],
+        &[],
+    );
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("o2") && stderr(&o).contains("plan"), "{}", stderr(&o));
 }
@@ -178,13 +239,25 @@ fn resume_after_kill_9_finishes_the_plan_without_repeating_a_process() {
     }
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
-    let before: Vec<RunRecord> = std::fs::read_to_string(&jsonl).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let before: Vec<RunRecord> = std::fs::read_to_string(&jsonl)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert!(before.len() < 40, "killed before the end");
 
     // Another seed on the command line: --resume takes the interrupted run's.
-    let o = harness(OUTCOMES, &["slow/", "--repeat", "10", "--test-threads", "1", "--resume", p(&out_dir)], &[]);
+    let o = harness(
+        OUTCOMES,
+        &["slow/", "--repeat", "10", "--test-threads", "1", "--resume", p(&out_dir)],
+        &[],
+    );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let lines: Vec<RunRecord> = std::fs::read_to_string(&jsonl).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<RunRecord> = std::fs::read_to_string(&jsonl)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert_eq!(&lines[..before.len()], &before[..], "recorded runs are kept as they were");
     assert_eq!(lines.len(), 40, "exactly the plan: 4 scenarios x 10");
     let unique: BTreeSet<(String, usize)> = lines.iter().map(|r| (r.scenario.clone(), r.repetition)).collect();
@@ -206,11 +279,31 @@ fn detect_shards_split_the_env_groups_and_cover_them_all() {
     let dir = tempfile::tempdir().unwrap();
     let names = |d: &Path| -> BTreeSet<String> {
         let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(d.join("detect.json")).unwrap()).unwrap();
-        v.as_array().unwrap().iter().map(|e| e["name"].as_str().unwrap().to_owned()).collect()
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["name"].as_str().unwrap().to_owned())
+            .collect()
     };
     let detect = |tag: &str, extra: &[&str]| {
         let out = dir.path().join(tag);
-        let args = [&["detect", "history/ok", "history/env", "--shuffles", "1", "--isolated", "1", "--seed", "3", "--out", p(&out)][..], extra].concat();
+        let args = [
+            &[
+                "detect",
+                "history/ok",
+                "history/env",
+                "--shuffles",
+                "1",
+                "--isolated",
+                "1",
+                "--seed",
+                "3",
+                "--out",
+                p(&out),
+            ][..],
+            extra,
+        ]
+        .concat();
         let o = harness(HISTORY, &args, &[]);
         assert_eq!(o.status.code(), Some(0), "{tag}: {}", stderr(&o));
         names(&out)

@@ -39,7 +39,18 @@ impl Fixture {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_harness"));
         cmd.env("HARNESS_FIXTURE", "1")
             .env("HARNESS_FIXTURE_DIR", &self.dir)
-            .args(["detect", "--seed", "7", "--shuffles", "4", "--isolated", "2", "--timeout", "30", "--no-fail"])
+            .args([
+                "detect",
+                "--seed",
+                "7",
+                "--shuffles",
+                "4",
+                "--isolated",
+                "2",
+                "--timeout",
+                "30",
+                "--no-fail",
+            ])
             .arg("--test-bin")
             .arg(common::test_binary("fixture_mechanism"))
             .arg("--out")
@@ -53,7 +64,11 @@ impl Fixture {
         assert!(o.status.success(), "{}\n{stderr}", o.status);
         let read = |f: &str| serde_json::from_str::<Value>(&std::fs::read_to_string(out.join(f)).unwrap()).unwrap();
         let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
-        (read("detect.json").as_array().unwrap().clone(), read("detect-run.json"), stdout + &stderr)
+        (
+            read("detect.json").as_array().unwrap().clone(),
+            read("detect-run.json"),
+            stdout + &stderr,
+        )
     }
 }
 
@@ -65,7 +80,10 @@ impl Drop for Fixture {
 
 fn entry<'a>(entries: &'a [Value], short: &str) -> &'a Value {
     let name = format!("{PREFIX}{short}");
-    entries.iter().find(|e| e["name"] == name).unwrap_or_else(|| panic!("no entry {name}"))
+    entries
+        .iter()
+        .find(|e| e["name"] == name)
+        .unwrap_or_else(|| panic!("no entry {name}"))
 }
 
 /// Every victim has its polluter, every other test passes.
@@ -109,7 +127,10 @@ fn each_victim_names_how_its_polluter_reaches_it() {
         if *kind == "memory" {
             assert!(fix.contains("own process"), "{fix}");
         }
-        assert!(terminal.contains(&format!("{kind} {name}")) || *kind == "memory", "{kind} {name} not in:\n{terminal}");
+        assert!(
+            terminal.contains(&format!("{kind} {name}")) || *kind == "memory",
+            "{kind} {name} not in:\n{terminal}"
+        );
     }
     for (_, polluter, _) in MODEL {
         assert!(entry(&entries, polluter)["mechanism"].as_array().unwrap().is_empty());

@@ -36,7 +36,10 @@ fn on_tty(args: &[String]) -> String {
 fn on_pipes(args: &[String]) -> (String, String) {
     let out = Command::new(&args[0]).args(&args[1..]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 /// `text` without ANSI control sequences (ESC [ parameters final-byte).
@@ -61,21 +64,35 @@ fn strip_ansi(text: &str) -> String {
 
 /// A bar of `phase`: the phase, a bar, processes done out of planned and the time left.
 fn has_bar(text: &str, phase: &str) -> bool {
-    strip_ansi(text).split(['\r', '\n']).any(|l| {
-        l.contains(&format!("{phase} ")) && l.contains(" [") && l.contains(" processes, ") && l.contains(" left")
-    })
+    strip_ansi(text)
+        .split(['\r', '\n'])
+        .any(|l| l.contains(&format!("{phase} ")) && l.contains(" [") && l.contains(" processes, ") && l.contains(" left"))
 }
 
 fn assert_no_bar(text: &str) {
-    assert!(!text.contains(" processes, ") && !text.contains('\u{1b}'), "bar leaked off a terminal: {text}");
+    assert!(
+        !text.contains(" processes, ") && !text.contains('\u{1b}'),
+        "bar leaked off a terminal: {text}"
+    );
 }
 
 fn detect_args(out: &Path) -> Vec<String> {
-    [ORDER, "detect", "--seed", "3", "--shuffles", "1", "--isolated", "1", "--no-fail", "--out"]
-        .iter()
-        .map(|s| s.to_string())
-        .chain([out.display().to_string()])
-        .collect()
+    [
+        ORDER,
+        "detect",
+        "--seed",
+        "3",
+        "--shuffles",
+        "1",
+        "--isolated",
+        "1",
+        "--no-fail",
+        "--out",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .chain([out.display().to_string()])
+    .collect()
 }
 
 #[test]
@@ -103,10 +120,23 @@ fn compare_shows_its_progress_on_a_terminal_and_nothing_of_the_bar_on_a_pipe() {
     std::fs::copy(COMPARE_FIXTURE, &a).unwrap();
     std::fs::copy(COMPARE_FIXTURE, &b).unwrap();
     let args = |out: &str| -> Vec<String> {
-        let mut v: Vec<String> = [HARNESS, "compare", "--runs", "2", "--iterations", "2", "--warmup", "0", "--seed", "1", "--null-control", "0"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
+        let mut v: Vec<String> = [
+            HARNESS,
+            "compare",
+            "--runs",
+            "2",
+            "--iterations",
+            "2",
+            "--warmup",
+            "0",
+            "--seed",
+            "1",
+            "--null-control",
+            "0",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
         for (flag, p) in [("--baseline", &a), ("--candidate", &b), ("--out", &dir.join(out))] {
             v.push(flag.into());
             v.push(p.display().to_string());

@@ -47,5 +47,9 @@ fn the_json_listing_gives_each_scenario_its_file_and_line() {
     };
     let line = lines_of(OUTCOMES_SRC, "Scenario::check(\"outcomes/panics\"")[0];
     assert!(source_of("outcomes/panics").ends_with(&format!("fixture_outcomes.rs:{line}")));
-    assert!(listed.iter().all(|v| v["source"].as_str().is_some_and(|s| s.contains("fixture_outcomes.rs:"))));
+    assert!(
+        listed
+            .iter()
+            .all(|v| v["source"].as_str().is_some_and(|s| s.contains("fixture_outcomes.rs:")))
+    );
 }

@@ -281,7 +281,11 @@ fn bad_input_gets_an_error_naming_it() {
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(3), "an unwritable --out is an I/O error (README: exit 3): {err}");
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "an unwritable --out is an I/O error (README: exit 3): {err}"
+    );
     assert!(err.contains("--out") && err.contains("file/sub"), "{err}");
     // A filter that matches nothing.
     let out = Command::new(FIXTURE)
@@ -383,8 +387,15 @@ fn under_nextest_iterations_and_warmup_are_honoured_and_default_to_one_call() {
         let args = [&["--exact", "calls/counted"], extra].concat();
         let (code, stdout) = as_nextest(&args);
         assert_eq!(code, Some(0), "{stdout}");
-        assert!(stdout.contains("test calls/counted ... ") && stdout.contains("1 passed; 0 failed"), "{stdout}");
-        stdout.lines().find_map(|l| l.strip_prefix("calls: ")).map(|v| v.trim_end_matches(" count").to_owned()).expect("a calls line")
+        assert!(
+            stdout.contains("test calls/counted ... ") && stdout.contains("1 passed; 0 failed"),
+            "{stdout}"
+        );
+        stdout
+            .lines()
+            .find_map(|l| l.strip_prefix("calls: "))
+            .map(|v| v.trim_end_matches(" count").to_owned())
+            .expect("a calls line")
     };
     assert_eq!(calls(&[]), "1", "a smoke test: 1 iteration, no warm-up");
     assert_eq!(calls(&["--iterations", "3", "--warmup", "0"]), "3");
@@ -402,10 +413,17 @@ fn under_nextest_every_filter_selects_like_libtest() {
             .filter(|l| !l.ends_with("... ignored"))
             .filter_map(|l| Some(l.strip_prefix("test ")?.split_once(" ... ")?.0.to_owned()))
             .collect();
-        assert!(stdout.contains(&format!("test result: ok. {} passed; 0 failed", ran.len())), "{stdout}");
+        assert!(
+            stdout.contains(&format!("test result: ok. {} passed; 0 failed", ran.len())),
+            "{stdout}"
+        );
         ran
     };
-    assert_eq!(passed(&["--exact", "order/s1", "order/s2"]), ["order/s1", "order/s2"], "several filters, any selects");
+    assert_eq!(
+        passed(&["--exact", "order/s1", "order/s2"]),
+        ["order/s1", "order/s2"],
+        "several filters, any selects"
+    );
     assert_eq!(passed(&["--exact", "order/s"]), Vec::<String>::new(), "--exact: whole names only");
     assert_eq!(passed(&["order/", "--skip", "order/s1", "--skip", "order/s4"]).len(), 4);
     assert_eq!(passed(&["calls/", "--ignored"]), ["calls/ignored"]);
@@ -420,5 +438,8 @@ fn under_nextest_every_filter_selects_like_libtest() {
 fn under_nextest_a_failure_exits_like_libtest() {
     let (code, stdout) = as_nextest(&["--exact", "outcomes/returns_err"]);
     assert_eq!(code, Some(101), "{stdout}");
-    assert!(stdout.contains("test outcomes/returns_err ... FAILED") && stdout.contains("planted error"), "{stdout}");
+    assert!(
+        stdout.contains("test outcomes/returns_err ... FAILED") && stdout.contains("planted error"),
+        "{stdout}"
+    );
 }

@@ -27,7 +27,10 @@ fn normal(key: u64) -> f64 {
 fn value(salt: u64, scaled: bool) -> f64 {
     let pad = std::env::var("HARNESS_ENV_PAD").map_or(0, |p| p.len() as u64);
     let scale: f64 = if scaled {
-        std::env::var("FIXTURE_HISTORY_SCALE").ok().and_then(|s| s.parse().ok()).unwrap_or(1.0)
+        std::env::var("FIXTURE_HISTORY_SCALE")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(1.0)
     } else {
         1.0
     };

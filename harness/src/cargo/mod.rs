@@ -17,8 +17,8 @@ pub use multi::Binaries;
 use crate::cli::ExitCodes;
 use crate::cli::args::RunArgs;
 use crate::cli::detect_args::DetectArgs;
-use crate::errors::Error;
 use crate::detect::{Labeled, OrderTarget};
+use crate::errors::Error;
 use crate::execute::LibtestBinary;
 
 /// cargo's package, target and feature selection, as `cargo test` spells it.
@@ -104,7 +104,10 @@ pub fn main() -> ExitCode {
     if argv.get(1).is_some_and(|a| a == "harness") {
         argv.remove(1);
     }
-    let has = |flag: &str| argv.iter().any(|a| a.to_str().is_some_and(|a| a == flag || a.starts_with(&format!("{flag}="))));
+    let has = |flag: &str| {
+        argv.iter()
+            .any(|a| a.to_str().is_some_and(|a| a == flag || a.starts_with(&format!("{flag}="))))
+    };
     let sub = argv.get(1).and_then(|a| a.to_str()).map(str::to_owned);
     let cargo_mode = match sub.as_deref() {
         Some("detect") => !has("--test-bin") && !has("--suite-bin"),

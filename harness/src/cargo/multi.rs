@@ -56,7 +56,10 @@ impl Target for Binaries {
 
     /// Every name of one request must belong to one binary (the scheduler asks one test a process).
     fn run(&self, req: &TargetRequest) -> io::Result<ProcessResult> {
-        let first = req.names.first().ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no test named"))?;
+        let first = req
+            .names
+            .first()
+            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no test named"))?;
         let (bin, _, label) = self.split(first)?;
         let mut inner = req.clone();
         inner.names = req

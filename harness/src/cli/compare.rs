@@ -18,7 +18,12 @@ pub(crate) fn compare(opts: &CompareOptions) -> Result<u8, Error> {
     let mut summary = CompareSummary::new(std::io::stdout(), opts.mde_report);
     let mut html = HtmlReporter::new(out.path().to_owned(), std::io::stdout());
     let mut reporters = Reporters::new();
-    reporters.push(&mut jsonl).push(&mut files).push(&mut progress).push(&mut summary).push(&mut html);
+    reporters
+        .push(&mut jsonl)
+        .push(&mut files)
+        .push(&mut progress)
+        .push(&mut summary)
+        .push(&mut html);
     let outcome = run_compare(plan, opts, &out, &mut reporters)?;
     println!("compare: {}", out.path().display());
     Ok(if opts.fail_on_regression && outcome.regressed() {

@@ -7,11 +7,11 @@ use std::path::PathBuf;
 use super::detect_args::DetectArgs;
 use super::exit_code::ExitCodes;
 use super::options::{DETECT, existing};
+use crate::detect::{DetectConfig, DetectFiles, DetectSummary, Exact, OrderTarget, run_detect};
 use crate::errors::Error;
 use crate::events::Reporters;
 use crate::execute::{LibtestBinary, SuiteBinary};
 use crate::model::Listed;
-use crate::detect::{DetectConfig, DetectFiles, DetectSummary, Exact, OrderTarget, run_detect};
 use crate::plan::Selection;
 use crate::report::{HtmlReporter, JsonlWriter, JunitWriter, OutDir, ProgressReporter};
 
@@ -77,7 +77,13 @@ pub(crate) fn run_on(a: &DetectArgs, own: Vec<Listed>, given: Option<Vec<Box<dyn
     let mut html = HtmlReporter::new(out.path().to_owned(), std::io::stdout());
     let mut junit = JunitWriter::new(out.file("junit.xml"));
     let mut reporters = Reporters::new();
-    reporters.push(&mut jsonl).push(&mut files).push(&mut progress).push(&mut summary).push(&mut junit).push(&mut html);
+    reporters
+        .push(&mut jsonl)
+        .push(&mut files)
+        .push(&mut progress)
+        .push(&mut summary)
+        .push(&mut junit)
+        .push(&mut html);
     let command = crate::reproduce::this_command(config.seed);
     let found = run_detect(&opts.targets, &opts.selection, &config, command, &mut reporters)?;
     let _ = std::fs::remove_dir_all(&config.scratch);

@@ -64,7 +64,13 @@ pub(crate) fn run(args: &RunArgs, own: &[Listed]) -> Result<u8, Error> {
     let several = names.filters.len() > 1;
     let trials = own
         .iter()
-        .filter(|l| !several || names.filters.iter().any(|f| if names.exact { &l.name == f } else { l.name.contains(f.as_str()) }))
+        .filter(|l| {
+            !several
+                || names
+                    .filters
+                    .iter()
+                    .any(|f| if names.exact { &l.name == f } else { l.name.contains(f.as_str()) })
+        })
         .map(|l| {
             let (smoke, l) = (smoke.clone(), l.clone());
             let (name, ignored) = (l.name.clone(), l.ignored.is_some());

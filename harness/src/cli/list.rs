@@ -1,8 +1,8 @@
 //! `--list` in libtest's formats, and the JSON listing other harness processes read.
 
 use crate::errors::Error;
-use crate::model::Listed;
 use crate::execute::protocol::ListLine;
+use crate::model::Listed;
 use crate::suite::Variant;
 
 use super::args::{Format, RunArgs};

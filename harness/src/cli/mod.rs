@@ -124,7 +124,14 @@ pub(crate) fn run_command(run_args: args::RunArgs, own: Vec<Listed>, given: Opti
     let mut html = HtmlReporter::new(out.path().to_owned(), std::io::stdout());
     let mut junit = crate::report::JunitWriter::new(out.file("junit.xml"));
     let mut reporters = Reporters::new();
-    reporters.push(&mut jsonl).push(&mut json).push(&mut csv).push(&mut progress).push(&mut summary).push(&mut junit).push(&mut html);
+    reporters
+        .push(&mut jsonl)
+        .push(&mut json)
+        .push(&mut csv)
+        .push(&mut progress)
+        .push(&mut summary)
+        .push(&mut junit)
+        .push(&mut html);
     let mut history = opts.history.map(|(db, label)| crate::history::HistoryReporter::new(db, label));
     if let Some(h) = &mut history {
         reporters.push(h);

@@ -212,7 +212,10 @@ mod tests {
         let given = measure_of(&["h", "detect", "--timeout", "1.5", "--warmup", "0", "--seed", "7"]);
         assert_eq!((given.timeout.as_millis(), given.warmup, given.seed), (1500, 0, 7));
         let detect_help = help_of("detect");
-        assert!(detect_help.contains("[default: 60]") && detect_help.contains("[default: 10]"), "{detect_help}");
+        assert!(
+            detect_help.contains("[default: 60]") && detect_help.contains("[default: 10]"),
+            "{detect_help}"
+        );
         assert!(!detect_help.contains("[default: 300]"), "{detect_help}");
         let run_help = help_of("run");
         assert!(run_help.contains("[default: 300]"), "{run_help}");

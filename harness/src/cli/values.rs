@@ -33,7 +33,11 @@ fn percent(s: &str) -> Result<f64, String> {
         .trim_end_matches('%')
         .parse()
         .map_err(|_| "expected a percentage such as 2 or 0.5".to_owned())?;
-    if v.is_finite() { Ok(v) } else { Err("expected a finite percentage".to_owned()) }
+    if v.is_finite() {
+        Ok(v)
+    } else {
+        Err("expected a finite percentage".to_owned())
+    }
 }
 
 /// A percentage from 0 (inclusive) to 100 (exclusive), such as `2`, `2%` or `0.5`, as a fraction.

@@ -22,8 +22,7 @@ use crate::errors::Error;
 use crate::events::{Done, Finding, Reporter, RunEvent};
 use crate::execute::{SuiteBinary, Target};
 use crate::model::{
-    CalibrationEntry, CompareEntry, CompareRun, CompareVerdict, HostInfo, Listed, ResultsFile, RunMeta, RunRecord,
-    ScenarioKind,
+    CalibrationEntry, CompareEntry, CompareRun, CompareVerdict, HostInfo, Listed, ResultsFile, RunMeta, RunRecord, ScenarioKind,
 };
 use crate::plan::Selection;
 use crate::report::{OutDir, write_json};
@@ -288,13 +287,19 @@ pub fn run_compare(plan: ComparePlan, opts: &CompareOptions, out: &OutDir, event
     for e in &entries {
         events.on_event(&RunEvent::Finding(Finding::Compare(e)))?;
     }
-    events.on_event(&RunEvent::Finished(Done::Compare { entries: &entries, run: &run }))?;
+    events.on_event(&RunEvent::Finished(Done::Compare {
+        entries: &entries,
+        run: &run,
+    }))?;
     Ok(CompareOutcome { entries })
 }
 
 /// One side: a binary and the env only its processes get.
 fn side<'a>(t: &'a SuiteBinary, env: &BTreeMap<String, String>) -> SideTarget<'a> {
-    SideTarget { target: t, env: env.clone() }
+    SideTarget {
+        target: t,
+        env: env.clone(),
+    }
 }
 
 /// Phase 2 of the interleaved design: the pairs, look after look ([`run_sequential`]), each
@@ -317,7 +322,10 @@ fn interleaved(
         "compare: {} scenario(s), {} interleaved pairs each{}, seed {}",
         selected.len(),
         s.runs,
-        opts.budget.map_or(String::new(), |b| format!(" first, then more for the undecided within {}s", b.as_secs())),
+        opts.budget.map_or(String::new(), |b| format!(
+            " first, then more for the undecided within {}s",
+            b.as_secs()
+        )),
         s.seed
     );
     let meta = side_meta(&format!("{} vs {}", ta.describe(), tb.describe()), s, &opts.command, host);
@@ -372,7 +380,10 @@ fn interleaved_runs(
         seed,
     };
     let mut interleaver = Interleaver::new(a, b, selected, &config);
-    events.on_event(&RunEvent::PhaseStarted { name: phase, planned: slots.len() })?;
+    events.on_event(&RunEvent::PhaseStarted {
+        name: phase,
+        planned: slots.len(),
+    })?;
     interleaver.run_batch(&slots, events)?;
     events.on_event(&RunEvent::PhaseFinished { name: phase })?;
     Ok(interleaver.into_runs())

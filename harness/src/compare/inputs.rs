@@ -77,11 +77,7 @@ pub(crate) fn from_pairs(runs: &BTreeMap<String, ScenarioRuns>, resources: bool)
             continue;
         }
         for proto in metrics {
-            let value = |r: &RunRecord| {
-                (r.outcome == Outcome::Passed)
-                    .then(|| value_of(r, &proto.name))
-                    .flatten()
-            };
+            let value = |r: &RunRecord| (r.outcome == Outcome::Passed).then(|| value_of(r, &proto.name)).flatten();
             let (mut a, mut b) = (Vec::new(), Vec::new());
             for (ra, rb) in sr.baseline.iter().zip(&sr.candidate) {
                 if let (Some(x), Some(y)) = (value(ra), value(rb)) {
@@ -115,7 +111,11 @@ pub(crate) fn per_process(m: &crate::model::MetricSample) -> f64 {
         return m.value;
     }
     let positive = it.iter().all(|&x| x > 0.0);
-    let mut v: Vec<f64> = if positive { it.iter().map(|x| x.ln()).collect() } else { it.clone() };
+    let mut v: Vec<f64> = if positive {
+        it.iter().map(|x| x.ln()).collect()
+    } else {
+        it.clone()
+    };
     v.sort_by(f64::total_cmp);
     let k = v.len();
     let med = if k % 2 == 1 { v[k / 2] } else { (v[k / 2 - 1] + v[k / 2]) / 2.0 };
@@ -205,7 +205,8 @@ fn resource_inputs(name: &str, a: &ResultsFile, b: &ResultsFile, note: &Option<S
     let (ra, rb) = (passed(a), passed(b));
     let mut out = Vec::new();
     for proto in metric_protos(&ra) {
-        let values = |v: &[crate::model::MetricSample]| -> Vec<f64> { v.iter().filter(|m| m.name == proto.name).map(|m| m.value).collect() };
+        let values =
+            |v: &[crate::model::MetricSample]| -> Vec<f64> { v.iter().filter(|m| m.name == proto.name).map(|m| m.value).collect() };
         let (va, vb) = (values(&ra), values(&rb));
         if va.is_empty() || vb.is_empty() {
             continue;
@@ -278,11 +279,17 @@ mod tests {
         let with = from_pairs(&runs, true);
         let rss = with.iter().find(|i| i.metric == "peak_rss_bytes").unwrap();
         assert_eq!((&rss.unit, rss.better), (&Unit::Bytes, Better::Lower));
-        assert_eq!((rss.baseline.clone(), rss.candidate.clone()), (vec![1000.0, 1100.0], vec![2000.0, 2100.0]));
+        assert_eq!(
+            (rss.baseline.clone(), rss.candidate.clone()),
+            (vec![1000.0, 1100.0], vec![2000.0, 2100.0])
+        );
         let cpu = with.iter().find(|i| i.metric == "cpu_system_ns").unwrap();
         assert_eq!((&cpu.unit, cpu.candidate.clone()), (&Unit::Nanoseconds, vec![10.0, 11.0]));
         assert!(with.iter().any(|i| i.metric == "cpu_user_ns"));
         let without = from_pairs(&runs, false);
-        assert!(without.iter().all(|i| !i.metric.contains("rss") && !i.metric.starts_with("cpu_")), "{without:?}");
+        assert!(
+            without.iter().all(|i| !i.metric.contains("rss") && !i.metric.starts_with("cpu_")),
+            "{without:?}"
+        );
     }
 }

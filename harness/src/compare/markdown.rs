@@ -105,7 +105,11 @@ fn run_notes(run: &CompareRun) -> String {
             if c.too_noisy {
                 format!(
                     " — **beyond chance: the machine was too noisy, regressed/improved verdicts were downgraded**{}",
-                    if c.moved.is_empty() { String::new() } else { format!(" (moved: {})", escape(&c.moved.join(", "))) }
+                    if c.moved.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" (moved: {})", escape(&c.moved.join(", ")))
+                    }
                 )
             } else {
                 String::new()
@@ -226,7 +230,12 @@ pub(crate) fn render(entries: &[CompareEntry], run: &CompareRun, mde_report: f64
         escape(&run.candidate).replace("\\`", "'"),
     );
     if let (Some(b), Some(c)) = (&run.baseline_commit, &run.candidate_commit) {
-        let _ = write!(md, "\n- built with `--base-ref`: baseline at commit {}, candidate at {}", escape(b), escape(c));
+        let _ = write!(
+            md,
+            "\n- built with `--base-ref`: baseline at commit {}, candidate at {}",
+            escape(b),
+            escape(c)
+        );
     }
     md
 }

@@ -69,7 +69,10 @@ pub fn run_detect(
     for e in &entries {
         events.on_event(&RunEvent::Finding(Finding::Detect(e)))?;
     }
-    events.on_event(&RunEvent::Finished(Done::Detect { entries: &entries, run: &run }))?;
+    events.on_event(&RunEvent::Finished(Done::Detect {
+        entries: &entries,
+        run: &run,
+    }))?;
     Ok(DetectOutcome { entries, run })
 }
 
@@ -111,9 +114,7 @@ fn detect_targets(
                         break;
                     }
                     let (target, selected) = &chosen[i];
-                    let name = target
-                        .cargo_label()
-                        .map_or_else(|| target.describe(), |(p, b)| format!("{p}/{b}"));
+                    let name = target.cargo_label().map_or_else(|| target.describe(), |(p, b)| format!("{p}/{b}"));
                     eprintln!("detect: {} scenarios of {name} (seed {})", selected.len(), configs[i].seed);
                     let r = detect(*target, selected, &configs[i], &mut ex, &mut events);
                     let failed = r.is_err();
@@ -128,7 +129,10 @@ fn detect_targets(
     let mut out = Vec::with_capacity(chosen.len());
     // Targets are handed out in order, so an unrun slot (None) only follows a target's error,
     // which `?` returns first.
-    for r in slots.into_iter().filter_map(|s| s.into_inner().expect("no worker panics holding a slot")) {
+    for r in slots
+        .into_iter()
+        .filter_map(|s| s.into_inner().expect("no worker panics holding a slot"))
+    {
         out.push(r?);
     }
     Ok(out)

@@ -71,7 +71,11 @@ fn for_culprit(target: &str, culprit: &str, victim: bool, cleaners: &[String], p
     let mut out = Vec::new();
     for names in by_kind.values() {
         // Variables and directories are the same in every process; a path may carry a pid.
-        let take = if names.values().next().is_some_and(|(_, m)| m.kind == MechanismKind::File) { 1 } else { names.len() };
+        let take = if names.values().next().is_some_and(|(_, m)| m.kind == MechanismKind::File) {
+            1
+        } else {
+            names.len()
+        };
         let mut ranked: Vec<&(usize, &Mechanism)> = names.values().collect();
         ranked.sort_by_key(|(n, _)| std::cmp::Reverse(*n));
         for (_, m) in ranked.iter().take(take) {
@@ -274,7 +278,11 @@ mod tests {
         let pairs = ["env", "cwd", "file", "static"];
         let processes: Vec<Vec<(String, Footprint)>> = pairs
             .iter()
-            .map(|p| [format!("{p}_pol"), format!("{p}_vic")].map(|n| (n.clone(), fps[&n].clone())).to_vec())
+            .map(|p| {
+                [format!("{p}_pol"), format!("{p}_vic")]
+                    .map(|n| (n.clone(), fps[&n].clone()))
+                    .to_vec()
+            })
             .collect();
         attribute(&mut es, &processes);
         let m = MechanismKind::Memory;
@@ -295,8 +303,20 @@ mod tests {
     fn a_path_that_differs_per_process_is_reported_once_and_without_a_shared_run_the_merged_footprints_decide() {
         let run = |path: &str| {
             vec![
-                ("p".to_owned(), Footprint { files_left: set(&[path]), ..Default::default() }),
-                ("v".to_owned(), Footprint { files_touched: set(&[path]), ..Default::default() }),
+                (
+                    "p".to_owned(),
+                    Footprint {
+                        files_left: set(&[path]),
+                        ..Default::default()
+                    },
+                ),
+                (
+                    "v".to_owned(),
+                    Footprint {
+                        files_touched: set(&[path]),
+                        ..Default::default()
+                    },
+                ),
             ]
         };
         let mut es = vec![entry("v", OrderVerdict::Victim, &["p"])];

@@ -19,10 +19,10 @@
 pub(crate) mod classify;
 mod command;
 pub(crate) mod footprint;
-pub(crate) mod pipeline;
 pub(crate) mod hazards;
 pub(crate) mod localize;
 pub(crate) mod mechanism;
+pub(crate) mod pipeline;
 pub(crate) mod preload;
 pub(crate) mod probe;
 pub(crate) mod report;

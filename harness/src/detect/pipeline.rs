@@ -162,7 +162,9 @@ impl GroupRuns {
     /// one process.
     fn ends_process(&self, name: &str) -> bool {
         let o = &self.iso[name];
-        !o.is_empty() && o.iter().all(|o| o.failed() && !matches!(o.outcome, crate::model::Outcome::Failed { .. }))
+        !o.is_empty()
+            && o.iter()
+                .all(|o| o.failed() && !matches!(o.outcome, crate::model::Outcome::Failed { .. }))
     }
 }
 

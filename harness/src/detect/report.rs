@@ -110,7 +110,15 @@ pub fn write_summary(w: &mut dyn Write, entries: &[DetectEntry], run: &DetectRun
             writeln!(w, "  {:<8} {r}", "")?;
         }
         for m in &e.mechanism {
-            writeln!(w, "  {:<8} {label}  {} {} (from {}); fix: {}", "how", m.kind.as_str(), m.name, m.culprit, m.fix)?;
+            writeln!(
+                w,
+                "  {:<8} {label}  {} {} (from {}); fix: {}",
+                "how",
+                m.kind.as_str(),
+                m.name,
+                m.culprit,
+                m.fix
+            )?;
         }
         if !e.hazards.is_empty() {
             let vars: Vec<&str> = e.hazards.iter().map(|h| h.name.as_str()).collect();

@@ -44,7 +44,12 @@ pub fn libtest_line(exe: &str, names: &[String], seed: Option<u64>) -> String {
     if seed.is_some() {
         args.push("RUSTC_BOOTSTRAP=1".into());
     }
-    args.extend([exe.to_owned(), "--exact".into(), "--test-threads=1".into(), "--include-ignored".into()]);
+    args.extend([
+        exe.to_owned(),
+        "--exact".into(),
+        "--test-threads=1".into(),
+        "--include-ignored".into(),
+    ]);
     if let Some(s) = seed {
         args.extend(["-Zunstable-options".into(), format!("--shuffle-seed={s}")]);
     }

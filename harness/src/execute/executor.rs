@@ -217,7 +217,11 @@ impl Launch {
                 .iter()
                 .enumerate()
                 .map(|(i, s)| {
-                    let outcome = if i == 0 { Outcome::NoResult { exit_code: -1 } } else { Outcome::NotRun };
+                    let outcome = if i == 0 {
+                        Outcome::NoResult { exit_code: -1 }
+                    } else {
+                        Outcome::NotRun
+                    };
                     RunRecord {
                         stderr: format!("harness could not run the process: {e}"),
                         ..base(i, &s.name, outcome)
@@ -316,13 +320,20 @@ mod tests {
         let mut ex = executor();
         let mut rec = Recorder::default();
         let records = ex
-            .run(job(&[("a", ScenarioKind::Check), ("b", ScenarioKind::Check), ("c", ScenarioKind::Check)]), &mut rec, |req| {
-                assert_eq!(req.names, ["a", "b", "c"]);
-                Ok(ProcessResult {
-                    results: vec![ScenarioResult::bare("b", Outcome::Passed), ScenarioResult::bare("a", Outcome::Passed)],
-                    process: output(),
-                })
-            })
+            .run(
+                job(&[("a", ScenarioKind::Check), ("b", ScenarioKind::Check), ("c", ScenarioKind::Check)]),
+                &mut rec,
+                |req| {
+                    assert_eq!(req.names, ["a", "b", "c"]);
+                    Ok(ProcessResult {
+                        results: vec![
+                            ScenarioResult::bare("b", Outcome::Passed),
+                            ScenarioResult::bare("a", Outcome::Passed),
+                        ],
+                        process: output(),
+                    })
+                },
+            )
             .unwrap();
         let names: Vec<(&str, usize, usize)> = records.iter().map(|r| (r.scenario.as_str(), r.run_index, r.repetition)).collect();
         assert_eq!(names, [("b", 0, 1), ("a", 1, 0), ("c", 2, 2)]);

@@ -12,9 +12,9 @@ use std::process::Command;
 
 use serde::Deserialize;
 
-use crate::model::Listed;
 use super::{ProcessEnd, ProcessResult, ProcessSpec, ScenarioResult, Target, TargetRequest, run_process};
 use crate::errors::Error;
+use crate::model::Listed;
 use crate::model::{Outcome, ScenarioKind};
 
 /// A libtest test binary (e.g. `target/debug/deps/foo-<hash>`).

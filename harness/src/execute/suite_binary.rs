@@ -8,9 +8,9 @@ use std::process::Command;
 use std::time::Duration;
 
 use super::protocol::{CHILD_ARG, ChildRecord, ChildRequest, ChildStatus, LIST_ARG, ListLine};
-use crate::model::Listed;
 use super::{ProcessEnd, ProcessResult, ProcessSpec, ScenarioResult, Target, TargetRequest, run_process};
 use crate::errors::Error;
+use crate::model::Listed;
 use crate::model::Outcome;
 
 /// A suite binary on disk (this process's own executable, or another build).

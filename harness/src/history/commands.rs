@@ -56,5 +56,8 @@ fn open_existing(db: &Path) -> Result<Store, Error> {
 }
 
 fn create(out: &Path) -> Result<(), Error> {
-    std::fs::create_dir_all(out).map_err(|source| Error::OutDir { path: out.to_owned(), source })
+    std::fs::create_dir_all(out).map_err(|source| Error::OutDir {
+        path: out.to_owned(),
+        source,
+    })
 }

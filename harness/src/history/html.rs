@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use super::series::{Change, Series};
 use crate::errors::Error;
 use crate::report::html::escape as e;
-use crate::report::html::plot::trend;
 use crate::report::html::page::{SCRIPT, STYLE, TEMPLATE, fill};
+use crate::report::html::plot::trend;
 
 /// Writes `dir/index.html` for `series` with `changes` marked (none for a plain trend report).
 pub fn write_history_html(dir: &Path, runs: usize, series: &[Series], changes: &[Change]) -> Result<PathBuf, Error> {
@@ -64,7 +64,15 @@ fn render(runs: usize, series: &[Series], changes: &[Change]) -> String {
             trend(s, &marks)
         );
     }
-    fill(TEMPLATE, &[("style", STYLE), ("script", SCRIPT), ("nav", "<a href=\"#history\">History</a>"), ("body", &body)])
+    fill(
+        TEMPLATE,
+        &[
+            ("style", STYLE),
+            ("script", SCRIPT),
+            ("nav", "<a href=\"#history\">History</a>"),
+            ("body", &body),
+        ],
+    )
 }
 
 #[cfg(test)]
@@ -79,7 +87,12 @@ mod tests {
             scenario: hostile.into(),
             metric: "m\"'".into(),
             unit: "ns".into(),
-            points: vec![Point { run: 0, values: vec![1.0], level: 1.0, ci: None }],
+            points: vec![Point {
+                run: 0,
+                values: vec![1.0],
+                level: 1.0,
+                ci: None,
+            }],
             log_scale: true,
         }];
         let change = Change {

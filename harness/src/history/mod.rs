@@ -11,7 +11,7 @@ mod store;
 
 pub use html::write_history_html;
 pub use reporter::HistoryReporter;
-pub use series::{Change, Series, build_series, find_changes};
 #[cfg(test)]
 pub use series::Point;
+pub use series::{Change, Series, build_series, find_changes};
 pub use store::Store;

@@ -68,7 +68,9 @@ pub fn build_series(runs: &[StoredRun], values: &[StoredValue]) -> Vec<Series> {
     let mut grouped: Grouped = BTreeMap::new();
     for v in values {
         let Some(&run) = position.get(&v.run_id) else { continue };
-        let entry = grouped.entry((v.scenario.clone(), v.metric.clone())).or_insert_with(|| (v.unit.clone(), BTreeMap::new()));
+        let entry = grouped
+            .entry((v.scenario.clone(), v.metric.clone()))
+            .or_insert_with(|| (v.unit.clone(), BTreeMap::new()));
         entry.1.entry(run).or_default().push(v.value);
     }
     grouped
@@ -80,11 +82,21 @@ pub fn build_series(runs: &[StoredRun], values: &[StoredValue]) -> Vec<Series> {
                 .filter_map(|(run, values)| {
                     let level = run_level(&values)?;
                     let ci = summarize(&values, None, log_scale, 0.95).ok().and_then(|s| s.ci);
-                    let level = if log_scale && values.iter().all(|v| *v > 0.0) { level.exp() } else { level };
+                    let level = if log_scale && values.iter().all(|v| *v > 0.0) {
+                        level.exp()
+                    } else {
+                        level
+                    };
                     Some(Point { run, values, level, ci })
                 })
                 .collect();
-            Series { scenario, metric, unit, points, log_scale }
+            Series {
+                scenario,
+                metric,
+                unit,
+                points,
+                log_scale,
+            }
         })
         .collect()
 }
@@ -112,7 +124,10 @@ pub fn find_changes(series: &Series, runs: &[StoredRun], config: &ChangePointCon
                 name: series.scenario.clone(),
                 metric: series.metric.clone(),
                 label: run.label.clone(),
-                commit: run.commit.as_ref().map(|c| if run.dirty { format!("{c}-dirty") } else { c.clone() }),
+                commit: run
+                    .commit
+                    .as_ref()
+                    .map(|c| if run.dirty { format!("{c}-dirty") } else { c.clone() }),
                 before,
                 after,
                 ratio: after / before,

@@ -93,7 +93,10 @@ impl Store {
     pub fn open(path: &Path) -> Result<Self, Error> {
         let conn = Connection::open(path).map_err(db_err(path, "opening"))?;
         conn.busy_timeout(BUSY_TIMEOUT).map_err(db_err(path, "configuring"))?;
-        let mut store = Store { conn, path: path.to_owned() };
+        let mut store = Store {
+            conn,
+            path: path.to_owned(),
+        };
         store.migrate()?;
         Ok(store)
     }
@@ -132,7 +135,11 @@ impl Store {
             .optional()
             .map_err(db_err(&path, "reading"))?;
         if let Some(id) = existing {
-            return Err(Error::HistoryDuplicate { path, id, started_at: meta.started_at.clone() });
+            return Err(Error::HistoryDuplicate {
+                path,
+                id,
+                started_at: meta.started_at.clone(),
+            });
         }
         let (commit, dirty) = split_commit(meta.host.git_commit.as_deref());
         tx.execute(
@@ -162,7 +169,16 @@ impl Store {
                 for m in r.metrics.iter().filter(|m| m.value.is_finite()) {
                     let better = serde_json::to_value(m.better).expect("enum serializes");
                     insert
-                        .execute(params![id, r.scenario, m.name, m.unit.symbol(), better.as_str(), r.repetition as i64, r.run_index as i64, m.value])
+                        .execute(params![
+                            id,
+                            r.scenario,
+                            m.name,
+                            m.unit.symbol(),
+                            better.as_str(),
+                            r.repetition as i64,
+                            r.run_index as i64,
+                            m.value
+                        ])
                         .map_err(db_err(&path, "writing to"))?;
                 }
             }

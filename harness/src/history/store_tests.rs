@@ -28,7 +28,9 @@ fn a_run_is_stored_with_every_process_value_and_read_back() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("h.sqlite");
     let mut s = Store::open(&db).unwrap();
-    let id = s.add(&results("2026-01-01T00:00:00Z", 1, "abc-dirty", &[1.0, 2.0, 3.0]), Some("v1")).unwrap();
+    let id = s
+        .add(&results("2026-01-01T00:00:00Z", 1, "abc-dirty", &[1.0, 2.0, 3.0]), Some("v1"))
+        .unwrap();
     let runs = s.runs().unwrap();
     assert_eq!(runs.len(), 1);
     assert_eq!(runs[0].id, id);
@@ -72,9 +74,15 @@ fn a_damaged_or_newer_database_is_an_error_naming_the_file() {
     assert_eq!(std::fs::read(&junk).unwrap(), vec![b'x'; 4096], "the file is left as it was");
 
     let newer = dir.path().join("newer.sqlite");
-    Connection::open(&newer).unwrap().pragma_update(None, "user_version", SCHEMA_VERSION + 1).unwrap();
+    Connection::open(&newer)
+        .unwrap()
+        .pragma_update(None, "user_version", SCHEMA_VERSION + 1)
+        .unwrap();
     let err = Store::open(&newer).err().expect("newer refused");
-    assert!(err.to_string().contains("newer.sqlite") && err.to_string().contains("newer than"), "{err}");
+    assert!(
+        err.to_string().contains("newer.sqlite") && err.to_string().contains("newer than"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -88,7 +96,10 @@ fn a_locked_database_fails_clearly_and_loses_nothing() {
     other.execute_batch("BEGIN EXCLUSIVE").unwrap();
     s.conn.busy_timeout(std::time::Duration::from_millis(50)).unwrap();
     let err = s.add(&results("2026-01-02T00:00:00Z", 1, "abc", &[3.0]), None).unwrap_err();
-    assert!(matches!(err, Error::History { .. }) && err.to_string().contains("h.sqlite"), "{err}");
+    assert!(
+        matches!(err, Error::History { .. }) && err.to_string().contains("h.sqlite"),
+        "{err}"
+    );
     assert!(err.to_string().contains("locked"), "{err}");
     other.execute_batch("ROLLBACK").unwrap();
     assert_eq!(s.runs().unwrap().len(), 1, "the stored run is intact");

@@ -23,8 +23,8 @@ pub use detect::{
 pub use host::{GpuState, HostInfo};
 pub use listed::Listed;
 pub use metric::{Better, MetricSample, Unit};
-pub use outcome::{Outcome, OutcomeCounts, Status};
 pub use outcome::headline;
+pub use outcome::{Outcome, OutcomeCounts, Status};
 pub use record::{EnvChange, ProcessFacts, RunRecord, ScenarioKind};
-pub use summarize::summarize_runs;
 pub use results::{FORMAT_VERSION, MetricSummary, PlanInfo, ResultsFile, RunMeta, ScenarioSummary, ShardOrigin, Verdict};
+pub use summarize::summarize_runs;

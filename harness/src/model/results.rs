@@ -77,8 +77,20 @@ pub struct ShardOrigin {
 impl RunMeta {
     /// A command of one process at a time that has just started: no order recorded, no
     /// adaptive target, not finished. `run` fills in what it knows beyond that.
-    #[expect(clippy::too_many_arguments, reason = "each is one fact of the run; a builder would only rename them")]
-    pub fn started(binary: String, command: Vec<String>, seed: u64, repeat: usize, iterations: usize, warmup: usize, started_at: String, host: HostInfo) -> Self {
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "each is one fact of the run; a builder would only rename them"
+    )]
+    pub fn started(
+        binary: String,
+        command: Vec<String>,
+        seed: u64,
+        repeat: usize,
+        iterations: usize,
+        warmup: usize,
+        started_at: String,
+        host: HostInfo,
+    ) -> Self {
         RunMeta {
             format_version: FORMAT_VERSION,
             harness_version: env!("CARGO_PKG_VERSION").to_owned(),

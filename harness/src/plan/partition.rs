@@ -43,7 +43,12 @@ impl fmt::Display for Partition {
 impl Partition {
     /// This shard's items, in their order.
     pub fn select<T>(&self, items: Vec<T>) -> Vec<T> {
-        items.into_iter().enumerate().filter(|(i, _)| i % self.count == self.index - 1).map(|(_, t)| t).collect()
+        items
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| i % self.count == self.index - 1)
+            .map(|(_, t)| t)
+            .collect()
     }
 }
 
@@ -73,7 +78,9 @@ mod tests {
     #[test]
     fn shards_are_disjoint_and_cover_everything() {
         let items: Vec<u32> = (0..17).collect();
-        let mut all: Vec<u32> = (1..=3).flat_map(|k| Partition { index: k, count: 3 }.select(items.clone())).collect();
+        let mut all: Vec<u32> = (1..=3)
+            .flat_map(|k| Partition { index: k, count: 3 }.select(items.clone()))
+            .collect();
         all.sort_unstable();
         assert_eq!(all, items);
         assert_eq!(Partition { index: 2, count: 3 }.select(items.clone()), vec![1, 4, 7, 10, 13, 16]);

@@ -19,7 +19,11 @@ pub struct JsonlWriter {
 impl JsonlWriter {
     /// Writes to `path` (truncated at the start of the run).
     pub fn new(path: PathBuf) -> Self {
-        JsonlWriter { path, file: None, append: false }
+        JsonlWriter {
+            path,
+            file: None,
+            append: false,
+        }
     }
 
     /// Appends to the file instead (a resumed run keeps the runs already there).

@@ -112,7 +112,11 @@ fn detect_case(e: &DetectEntry, suite: &str) -> TestCase {
                 .take(MAX_RERUNS)
                 .map(|ev| {
                     let mut r = TestRerun::new(NonSuccessKind::Failure);
-                    r.set_message(format!("{}: {}", e.verdict.as_str(), first_line(ev.message.as_deref().unwrap_or_default())));
+                    r.set_message(format!(
+                        "{}: {}",
+                        e.verdict.as_str(),
+                        first_line(ev.message.as_deref().unwrap_or_default())
+                    ));
                     r.set_type(ev.outcome.as_str());
                     r.set_description(format!("{}\n\n{}", evidence_line(ev), entry_text(e)));
                     r
@@ -134,7 +138,11 @@ fn detect_case(e: &DetectEntry, suite: &str) -> TestCase {
 /// The evidence of an entry as text: culprits, the reproduce line, every failing run's message.
 fn entry_text(e: &DetectEntry) -> String {
     let mut t = format!("verdict: {}\n", e.verdict.as_str());
-    for (label, list) in [("polluters", &e.polluters), ("state-setters", &e.state_setters), ("cleaners", &e.cleaners)] {
+    for (label, list) in [
+        ("polluters", &e.polluters),
+        ("state-setters", &e.state_setters),
+        ("cleaners", &e.cleaners),
+    ] {
         if !list.is_empty() {
             t.push_str(&format!("{label}: {}\n", list.join(", ")));
         }

@@ -8,8 +8,8 @@
 
 mod csv;
 mod files;
-mod index;
 pub(crate) mod html;
+mod index;
 mod json;
 mod jsonl;
 mod junit;
@@ -18,15 +18,15 @@ mod progress;
 mod terminal;
 
 pub(crate) use csv::{CsvWriter, write_csv};
-pub use html::write_html;
+pub(crate) use files::io_err;
 pub use files::write_json;
 pub(crate) use files::{write_atomic, write_csv_rows};
-pub(crate) use files::io_err;
+pub use html::write_html;
 pub(crate) use index::HtmlReporter;
-pub use json::read_results;
 pub(crate) use json::JsonWriter;
+pub use json::read_results;
 pub(crate) use jsonl::JsonlWriter;
+pub(crate) use junit::{JunitWriter, results_junit, write as write_junit};
 pub(crate) use out_dir::OutDir;
 pub(crate) use progress::ProgressReporter;
 pub(crate) use terminal::{SummaryReporter, format_value};
-pub(crate) use junit::{JunitWriter, results_junit, write as write_junit};

@@ -137,11 +137,7 @@ const STDERR_LINES: usize = 6;
 fn failure_notes(results: &ResultsFile) -> String {
     let mut out = String::new();
     for s in results.summaries.iter().filter(|s| s.counts.failures() > 0) {
-        let Some(r) = results
-            .runs
-            .iter()
-            .find(|r| r.scenario == s.scenario && r.outcome.is_failure())
-        else {
+        let Some(r) = results.runs.iter().find(|r| r.scenario == s.scenario && r.outcome.is_failure()) else {
             continue;
         };
         let p = &r.process;

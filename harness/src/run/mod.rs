@@ -91,8 +91,14 @@ pub fn run(target: &dyn Target, selected: &[Listed], config: &RunConfig, events:
         Some(r) => resume::remaining(r, &plan_info, jobs)?,
         None => (jobs, Vec::new()),
     };
-    events.on_event(&RunEvent::Started { meta: &meta, total: jobs.len() })?;
-    events.on_event(&RunEvent::PhaseStarted { name: PHASE, planned: jobs.len() })?;
+    events.on_event(&RunEvent::Started {
+        meta: &meta,
+        total: jobs.len(),
+    })?;
+    events.on_event(&RunEvent::PhaseStarted {
+        name: PHASE,
+        planned: jobs.len(),
+    })?;
     let executor = Executor::new(ExecConfig {
         iterations: config.iterations,
         warmup: config.warmup,
@@ -144,7 +150,10 @@ fn run_meta(target: &dyn Target, config: &RunConfig, jobs: &[plan::Job], started
             config.repeat_measures,
             config.iterations,
             config.warmup,
-            config.resume.as_ref().map_or_else(|| clock::rfc3339(started), |r| r.started_at.clone()),
+            config
+                .resume
+                .as_ref()
+                .map_or_else(|| clock::rfc3339(started), |r| r.started_at.clone()),
             crate::host::collect(),
         )
     }

@@ -17,7 +17,9 @@ pub(super) fn remaining(resume: &Resume, plan: &PlanInfo, jobs: Vec<Job>) -> Res
         reason,
     };
     let Some(prior) = &resume.plan else {
-        return Err(bad("its results.json records no plan (written by an older harness); run it again".into()));
+        return Err(bad(
+            "its results.json records no plan (written by an older harness); run it again".into()
+        ));
     };
     if prior.fingerprint != plan.fingerprint || prior.partition != plan.partition {
         return Err(bad(format!(
@@ -29,6 +31,9 @@ pub(super) fn remaining(resume: &Resume, plan: &PlanInfo, jobs: Vec<Job>) -> Res
         )));
     }
     let done: HashSet<(&str, usize)> = resume.records.iter().map(|r| (r.scenario.as_str(), r.repetition)).collect();
-    let left = jobs.into_iter().filter(|j| !done.contains(&(j.scenario.as_str(), j.repetition))).collect();
+    let left = jobs
+        .into_iter()
+        .filter(|j| !done.contains(&(j.scenario.as_str(), j.repetition)))
+        .collect();
     Ok((left, resume.records.clone()))
 }

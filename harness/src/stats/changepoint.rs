@@ -62,7 +62,10 @@ pub fn change_points(x: &[f64], config: &ChangePointConfig) -> Vec<ChangePoint> 
         };
         let p = permutation_p(seg, q, config, &mut rng);
         if p <= config.alpha {
-            found.push(ChangePoint { index: lo + tau, p_value: p });
+            found.push(ChangePoint {
+                index: lo + tau,
+                p_value: p,
+            });
             segments.push((lo, lo + tau));
             segments.push((lo + tau, hi));
         }
@@ -76,7 +79,11 @@ pub fn change_points(x: &[f64], config: &ChangePointConfig) -> Vec<ChangePoint> 
 /// the run; `None` for a run without values.
 pub fn run_level(values: &[f64]) -> Option<f64> {
     let positive = values.iter().all(|v| *v > 0.0);
-    let mut v: Vec<f64> = values.iter().filter(|v| v.is_finite()).map(|v| if positive { v.ln() } else { *v }).collect();
+    let mut v: Vec<f64> = values
+        .iter()
+        .filter(|v| v.is_finite())
+        .map(|v| if positive { v.ln() } else { *v })
+        .collect();
     if v.is_empty() {
         return None;
     }
@@ -107,7 +114,10 @@ fn best_split(x: &[f64], min_segment: usize) -> Option<(usize, f64)> {
     // Start with everything on the right; move points left one at a time, updating the sums of
     // distances within the left part, within the right part and across.
     let (mut left, mut across) = (0.0, 0.0);
-    let mut right: f64 = (0..n).flat_map(|i| (i + 1..n).map(move |j| (i, j))).map(|(i, j)| (x[i] - x[j]).abs()).sum();
+    let mut right: f64 = (0..n)
+        .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
+        .map(|(i, j)| (x[i] - x[j]).abs())
+        .sum();
     let mut best: Option<(usize, f64)> = None;
     for p in 0..n - m {
         let to_left: f64 = x[..p].iter().map(|v| (v - x[p]).abs()).sum();

@@ -50,9 +50,14 @@ fn constant_and_short_series_have_no_change() {
 #[test]
 fn false_alarm_rate_without_a_change_is_at_most_alpha() {
     let mut r = rng(1201);
-    let config = ChangePointConfig { permutations: 199, ..Default::default() };
+    let config = ChangePointConfig {
+        permutations: 199,
+        ..Default::default()
+    };
     let trials = 400;
-    let alarms = (0..trials).filter(|_| !change_points(&history(&mut r, 30, 5, usize::MAX, 1.0), &config).is_empty()).count();
+    let alarms = (0..trials)
+        .filter(|_| !change_points(&history(&mut r, 30, 5, usize::MAX, 1.0), &config).is_empty())
+        .count();
     let rate = alarms as f64 / trials as f64;
     eprintln!("change points, no change: {alarms}/{trials} histories of 30 runs alarmed ({rate:.4})");
     assert!(rate <= 0.025, "false-alarm rate {rate}");
@@ -64,18 +69,26 @@ fn false_alarm_rate_without_a_change_is_at_most_alpha() {
 #[test]
 fn a_ten_percent_step_is_found_within_a_few_runs() {
     let mut r = rng(1202);
-    let config = ChangePointConfig { permutations: 199, ..Default::default() };
+    let config = ChangePointConfig {
+        permutations: 199,
+        ..Default::default()
+    };
     let trials = 100;
     let mut delays = Vec::new();
     for _ in 0..trials {
         let h = history(&mut r, 40, 5, 20, 1.10);
-        let delay = (23..=h.len()).find(|&t| change_points(&h[..t], &config).iter().any(|c| c.index.abs_diff(20) <= 1)).map(|t| t - 20);
+        let delay = (23..=h.len())
+            .find(|&t| change_points(&h[..t], &config).iter().any(|c| c.index.abs_diff(20) <= 1))
+            .map(|t| t - 20);
         delays.extend(delay);
     }
     delays.sort_unstable();
     let found = delays.len() as f64 / trials as f64;
     let median = delays.get(delays.len() / 2).copied().unwrap_or(usize::MAX);
-    eprintln!("change points, 10% step: found in {found:.2} of {trials} within 20 runs, median delay {median} runs, max {:?}", delays.last());
+    eprintln!(
+        "change points, 10% step: found in {found:.2} of {trials} within 20 runs, median delay {median} runs, max {:?}",
+        delays.last()
+    );
     assert!(found >= 0.95, "found {found}");
     assert!(median <= 4, "median delay {median}");
 }
@@ -88,7 +101,9 @@ fn simulation_table_for_the_docs() {
     for processes in [1, 5] {
         let mut r = rng(1203);
         let trials = 1000;
-        let alarms = (0..trials).filter(|_| !change_points(&history(&mut r, 30, processes, usize::MAX, 1.0), &config).is_empty()).count();
+        let alarms = (0..trials)
+            .filter(|_| !change_points(&history(&mut r, 30, processes, usize::MAX, 1.0), &config).is_empty())
+            .count();
         println!(
             "{processes} process(es)/run, no change: {alarms}/{trials} histories of 30 runs alarmed = {:.2} false alarms per 100 runs",
             alarms as f64 / trials as f64 * 100.0 / 30.0

@@ -26,10 +26,12 @@ pub(crate) mod variance_split;
 #[cfg(test)]
 pub(crate) mod testutil;
 
-pub use changepoint::{ChangePoint, ChangePointConfig, change_points, run_level};
 pub use autocorr::{lag1_autocorrelation, mean_lag1_autocorrelation};
+pub use changepoint::{ChangePoint, ChangePointConfig, change_points, run_level};
 pub use errors::StatsError;
-pub use hypothesis::{TestResult, welch_parts, benjamini_hochberg, mann_whitney_u, paired_t, t_interval, tost_equivalent, welch_interval, welch_t};
+pub use hypothesis::{
+    TestResult, benjamini_hochberg, mann_whitney_u, paired_t, t_interval, tost_equivalent, welch_interval, welch_parts, welch_t,
+};
 pub use interval::Interval;
 pub use median_ci::median_interval;
 pub use outliers::{MILD_IQR, MIN_N_FOR_OUTLIERS, Outlier, SEVERE_IQR, Severity, tukey_outliers};

@@ -168,7 +168,11 @@ mod tests {
         assert!((mach - 9.0).abs() < 1.5, "machines {mach}");
         assert!((proc_ - 1.0).abs() < 0.15, "processes {proc_}");
         assert!((iter - 0.25).abs() < 0.02, "iterations {iter}");
-        let s = ThreeLevelSplit { machines: mach, processes: 1.0, iterations: iter };
+        let s = ThreeLevelSplit {
+            machines: mach,
+            processes: 1.0,
+            iterations: iter,
+        };
         assert!(s.advice().starts_with("machines"));
     }
 

@@ -12,7 +12,8 @@ pub fn interpose_lib() -> PathBuf {
     let release = profile_dir.file_name().is_some_and(|n| n == "release");
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut cmd = Command::new(cargo);
-    cmd.args(["build", "--quiet", "-p", "harness_interpose", "--target-dir"]).arg(target_dir);
+    cmd.args(["build", "--quiet", "-p", "harness_interpose", "--target-dir"])
+        .arg(target_dir);
     if release {
         cmd.arg("--release");
     }

@@ -42,7 +42,12 @@ impl DetectContext {
                 }
             }
         }
-        DetectContext { run, entries, edges, marks }
+        DetectContext {
+            run,
+            entries,
+            edges,
+            marks,
+        }
     }
 }
 

@@ -1,7 +1,7 @@
 //! Results files built in memory for the context tests.
 
-use crate::model::{Better, HostInfo, MetricSample, Outcome, ResultsFile, RunMeta, RunRecord, ScenarioKind, Unit};
 use crate::model::summarize_runs;
+use crate::model::{Better, HostInfo, MetricSample, Outcome, ResultsFile, RunMeta, RunRecord, ScenarioKind, Unit};
 
 fn meta() -> RunMeta {
     RunMeta {

@@ -78,7 +78,10 @@ pub(crate) fn matrix(edges: &[(String, String, &'static str)], marks: &[(String,
                 relation_colour(relation).filled(),
             ))?;
         }
-        let mark_font = (FONT, LABEL_SIZE).into_font().color(&WHITE).pos(Pos::new(HPos::Center, VPos::Center));
+        let mark_font = (FONT, LABEL_SIZE)
+            .into_font()
+            .color(&WHITE)
+            .pos(Pos::new(HPos::Center, VPos::Center));
         for (affected, cause, letters) in marks {
             let (Some(r), Some(c)) = (rows.iter().position(|n| n == affected), cols.iter().position(|n| n == cause)) else {
                 continue;
@@ -118,7 +121,10 @@ mod tests {
         let out = matrix(&edges, &[]);
         assert!(!out.contains("<script"), "{out}");
         assert!(!out.contains("E env"));
-        let marked = matrix(&edges, &[("victim".to_string(), "<script>alert(1)</script>".to_string(), "EF".to_string())]);
+        let marked = matrix(
+            &edges,
+            &[("victim".to_string(), "<script>alert(1)</script>".to_string(), "EF".to_string())],
+        );
         assert!(marked.contains("\nEF\n") && marked.contains("E env, C cwd"), "{marked}");
         // 2 x 2 grid outlines + 2 filled cells + 3 legend swatches + the background.
         assert_eq!(out.matches("<rect").count(), 4 + 2 + 3 + 1, "{out}");

@@ -45,11 +45,20 @@ pub(crate) fn trend(series: &Series, changes: &[usize]) -> String {
             let x = c as f64 + 0.5;
             PathElement::new(vec![(x, lo), (x, hi)], RED.stroke_width(2))
         }))?;
-        chart.draw_series(pts.iter().filter_map(|p| p.ci.as_ref().map(|c| (p.run as f64 + 1.0, c))).map(|(x, c)| {
-            PathElement::new(vec![(x, c.low), (x, c.high)], BLUE.mix(0.5).stroke_width(3))
+        chart.draw_series(
+            pts.iter()
+                .filter_map(|p| p.ci.as_ref().map(|c| (p.run as f64 + 1.0, c)))
+                .map(|(x, c)| PathElement::new(vec![(x, c.low), (x, c.high)], BLUE.mix(0.5).stroke_width(3))),
+        )?;
+        chart.draw_series(pts.iter().flat_map(|p| {
+            p.values
+                .iter()
+                .map(move |&v| Circle::new((p.run as f64 + 1.0, v), 2, GREY.filled()))
         }))?;
-        chart.draw_series(pts.iter().flat_map(|p| p.values.iter().map(move |&v| Circle::new((p.run as f64 + 1.0, v), 2, GREY.filled()))))?;
-        chart.draw_series(LineSeries::new(pts.iter().map(|p| (p.run as f64 + 1.0, p.level)), BLUE.stroke_width(2)))?;
+        chart.draw_series(LineSeries::new(
+            pts.iter().map(|p| (p.run as f64 + 1.0, p.level)),
+            BLUE.stroke_width(2),
+        ))?;
         Ok(())
     })
 }
