@@ -122,7 +122,7 @@ pub fn main() -> ExitCode {
     rest.extend(argv.into_iter().skip(2));
     let result = match sub.as_deref() {
         Some("detect") => CargoDetect::try_parse_from(rest).map(|a| detect(&a)),
-        _ => CargoRun::try_parse_from(rest).map(|a| run(a)),
+        _ => CargoRun::try_parse_from(rest).map(run),
     };
     let outcome = match result {
         Ok(r) => r,

@@ -273,7 +273,6 @@ mod tests {
         let sr = ScenarioRuns {
             baseline: vec![run(1000, 10), run(1100, 12)],
             candidate: vec![run(2000, 20), run(2100, 22)],
-            ..Default::default()
         };
         let runs = BTreeMap::from([("s".to_owned(), sr)]);
         let with = from_pairs(&runs, true);
