@@ -17,6 +17,7 @@ pub fn collect() -> HostInfo {
         arch: std::env::consts::ARCH.to_owned(),
         rustc: env!("HARNESS_RUSTC_VERSION").to_owned(),
         git_commit: git_commit(),
+        build_commit: option_env!("HARNESS_BUILD_GIT_COMMIT").map(str::to_owned),
         load_start: load_average(),
         load_end: None,
         gpus,
@@ -160,6 +161,20 @@ fn gpus() -> (Vec<String>, Option<String>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_run_records_the_commit_the_harness_was_built_from() {
+        // Built and tested in one checkout, the build commit is the checkout's HEAD (the run-time
+        // `git_commit` may differ on another machine; this one travels with the binary).
+        let head = Command::new("git")
+            .args(["rev-parse", "HEAD"])
+            .output()
+            .ok()
+            .filter(|o| o.status.success());
+        let head = head.map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned());
+        // Outside a git checkout (a source tarball) there is no commit to record, and none is made up.
+        assert_eq!(collect().build_commit, head);
+    }
 
     #[test]
     fn gpu_csv_and_cuda_version_parse_with_missing_values() {

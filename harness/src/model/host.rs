@@ -19,8 +19,13 @@ pub struct HostInfo {
     pub arch: String,
     /// `rustc -V` of the compiler that built the harness.
     pub rustc: String,
-    /// Git commit of the workspace (with `-dirty` when the tree had changes), if known.
+    /// Git commit of the checkout the run ran in (with `-dirty` when the tree had changes), if
+    /// known. A binary carried to another machine may come from another commit: see `build_commit`.
     pub git_commit: Option<String>,
+    /// Git commit the harness library was compiled from (the suite's own when harness is a path
+    /// dependency in the same checkout); absent when it was not built inside a git checkout.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build_commit: Option<String>,
     /// 1-minute load average when the run started.
     pub load_start: Option<f64>,
     /// 1-minute load average when the run ended.

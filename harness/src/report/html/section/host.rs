@@ -15,6 +15,7 @@ pub(crate) fn host(out: &mut String, h: &HostInfo) {
         ("os", format!("{} {} {}", h.os, h.kernel, h.arch)),
         ("rustc", h.rustc.clone()),
         ("git", h.git_commit.clone().unwrap_or_else(|| "unknown".into())),
+        ("built from", h.build_commit.clone().unwrap_or_else(|| "unknown".into())),
         (
             "load (1 min)",
             format!("{} at start, {} at end", load(h.load_start), load(h.load_end)),
