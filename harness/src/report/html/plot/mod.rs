@@ -35,6 +35,42 @@ pub(crate) const LABEL_SIZE: f64 = 15.0;
 type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 type DrawResult = Result<(), Box<dyn std::error::Error>>;
 
+/// A chart of values against run numbers, as the run-sequence and history-trend plots draw it.
+type RunChart<'a, 'b> =
+    ChartContext<'a, SVGBackend<'b>, Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>>;
+
+/// The axes and light grid of a value-against-run chart: `x` runs, `lo..hi` values, `x_labels`
+/// ticks on x, axis titles `x_desc` and `y_desc`.
+fn run_axes<'a, 'b>(
+    root: &'a Area<'b>,
+    x: std::ops::Range<f64>,
+    (lo, hi): (f64, f64),
+    x_labels: usize,
+    x_desc: &str,
+    y_desc: &str,
+) -> Result<RunChart<'a, 'b>, Box<dyn std::error::Error>> {
+    let mut chart = ChartBuilder::on(root)
+        .margin(6)
+        .margin_right(14)
+        .x_label_area_size(34)
+        .y_label_area_size(52)
+        .build_cartesian_2d(x, lo..hi)?;
+    chart
+        .configure_mesh()
+        .x_labels(x_labels)
+        .y_labels(4)
+        .x_label_formatter(&|v| format!("{v:.0}"))
+        .y_label_formatter(&|v| tick_in(*v, lo, hi))
+        .x_desc(x_desc)
+        .y_desc(y_desc)
+        .label_style((FONT, LABEL_SIZE).into_font().color(&INK))
+        .axis_desc_style((FONT, LABEL_SIZE).into_font().color(&INK))
+        .max_light_lines(0)
+        .bold_line_style(GREY.mix(0.25))
+        .draw()?;
+    Ok(chart)
+}
+
 /// Draws onto a fresh `width` x `height` SVG; a drawing error becomes a visible note instead of
 /// a missing report.
 pub(crate) fn svg(width: u32, height: u32, draw: impl FnOnce(&Area<'_>) -> DrawResult) -> String {

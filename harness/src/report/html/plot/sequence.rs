@@ -3,7 +3,7 @@
 
 use plotters::prelude::*;
 
-use super::{BLUE, FONT, GREY, INK, LABEL_SIZE, ORANGE, RED, padded_range, svg, tick_in};
+use super::{BLUE, GREY, ORANGE, RED, padded_range, run_axes, svg};
 use crate::report::html::context::MeasurementCard;
 use crate::stats::Severity;
 
@@ -20,25 +20,7 @@ pub(crate) fn sequence(card: &MeasurementCard) -> String {
     let pad = ((last - first) * 0.04).max(0.5);
     svg(WIDTH, HEIGHT, |root| {
         root.fill(&WHITE)?;
-        let mut chart = ChartBuilder::on(root)
-            .margin(6)
-            .margin_right(14)
-            .x_label_area_size(34)
-            .y_label_area_size(52)
-            .build_cartesian_2d(first - pad..last + pad, lo..hi)?;
-        chart
-            .configure_mesh()
-            .x_labels(6)
-            .y_labels(4)
-            .x_label_formatter(&|v| format!("{v:.0}"))
-            .y_label_formatter(&|v| tick_in(*v, lo, hi))
-            .x_desc("run index")
-            .y_desc(card.unit.symbol())
-            .label_style((FONT, LABEL_SIZE).into_font().color(&INK))
-            .axis_desc_style((FONT, LABEL_SIZE).into_font().color(&INK))
-            .max_light_lines(0)
-            .bold_line_style(GREY.mix(0.25))
-            .draw()?;
+        let mut chart = run_axes(root, first - pad..last + pad, (lo, hi), 6, "run index", card.unit.symbol())?;
         if let Some(c) = ci {
             chart.draw_series(std::iter::once(Rectangle::new(
                 [(first - pad, c.low), (last + pad, c.high)],

@@ -3,7 +3,7 @@
 
 use plotters::prelude::*;
 
-use super::{BLUE, FONT, GREY, INK, LABEL_SIZE, RED, padded_range, svg, tick_in};
+use super::{BLUE, GREY, RED, padded_range, run_axes, svg};
 use crate::history::Series;
 
 const WIDTH: u32 = 640;
@@ -22,25 +22,7 @@ pub(crate) fn trend(series: &Series, changes: &[usize]) -> String {
     let pad = ((last - first) * 0.03).max(0.5);
     svg(WIDTH, HEIGHT, |root| {
         root.fill(&WHITE)?;
-        let mut chart = ChartBuilder::on(root)
-            .margin(6)
-            .margin_right(14)
-            .x_label_area_size(34)
-            .y_label_area_size(52)
-            .build_cartesian_2d(first - pad..last + pad, lo..hi)?;
-        chart
-            .configure_mesh()
-            .x_labels(8)
-            .y_labels(4)
-            .x_label_formatter(&|v| format!("{v:.0}"))
-            .y_label_formatter(&|v| tick_in(*v, lo, hi))
-            .x_desc("run in history")
-            .y_desc(series.unit.as_str())
-            .label_style((FONT, LABEL_SIZE).into_font().color(&INK))
-            .axis_desc_style((FONT, LABEL_SIZE).into_font().color(&INK))
-            .max_light_lines(0)
-            .bold_line_style(GREY.mix(0.25))
-            .draw()?;
+        let mut chart = run_axes(root, first - pad..last + pad, (lo, hi), 8, "run in history", series.unit.as_str())?;
         chart.draw_series(changes.iter().map(|&c| {
             let x = c as f64 + 0.5;
             PathElement::new(vec![(x, lo), (x, hi)], RED.stroke_width(2))
