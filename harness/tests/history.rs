@@ -1,6 +1,9 @@
 //! History, shards and resume through real runs of the fixture suites: `history add/check`,
 //! `run --partition` + `merge`, and `run --resume` after a `kill -9`.
 
+#[path = "common/kill_mid_run.rs"]
+mod kill_mid_run;
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -223,22 +226,8 @@ fn resume_after_kill_9_finishes_the_plan_without_repeating_a_process() {
     let dir = tempfile::tempdir().unwrap();
     let out_dir = dir.path().join("out");
     let args = ["slow/", "--repeat", "10", "--test-threads", "1", "--seed", "4"];
-    let mut child = Command::new(OUTCOMES)
-        .args(args)
-        .arg("--out")
-        .arg(&out_dir)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
     let jsonl = out_dir.join("results.jsonl");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while std::fs::read_to_string(&jsonl).map_or(0, |s| s.lines().count()) < 3 {
-        assert!(std::time::Instant::now() < deadline, "no runs written in 30 s");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    child.kill().unwrap(); // SIGKILL
-    child.wait().unwrap();
+    kill_mid_run::kill_after_runs(Command::new(OUTCOMES).args(args).arg("--out").arg(&out_dir), &jsonl, 3);
     let before: Vec<RunRecord> = std::fs::read_to_string(&jsonl)
         .unwrap()
         .lines()

@@ -1,5 +1,8 @@
 //! The `run` pipeline against a fixture suite with known behaviour, through real processes.
 
+#[path = "common/kill_mid_run.rs"]
+mod kill_mid_run;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -225,22 +228,15 @@ fn a_between_process_interval_captures_a_two_level_process_where_an_in_process_o
 fn kill_9_mid_run_leaves_every_finished_run_parseable() {
     let dir = tempfile::tempdir().unwrap();
     let out_dir: PathBuf = dir.path().join("out");
-    let mut child = Command::new(FIXTURE)
-        .args(["slow/", "--repeat", "10", "--test-threads", "1", "--seed", "4", "--out"])
-        .arg(&out_dir)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
     let jsonl = out_dir.join("results.jsonl");
-    // Wait until a few runs are on disk, then kill the harness without warning.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while std::fs::read_to_string(&jsonl).map_or(0, |s| s.lines().count()) < 3 {
-        assert!(std::time::Instant::now() < deadline, "no runs written in 30 s");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    child.kill().unwrap(); // SIGKILL
-    child.wait().unwrap();
+    // Kill the harness without warning once a few runs are on disk.
+    kill_mid_run::kill_after_runs(
+        Command::new(FIXTURE)
+            .args(["slow/", "--repeat", "10", "--test-threads", "1", "--seed", "4", "--out"])
+            .arg(&out_dir),
+        &jsonl,
+        3,
+    );
     let text = std::fs::read_to_string(&jsonl).unwrap();
     let runs: Vec<RunRecord> = text.lines().map(|l| serde_json::from_str(l).expect("every line parses")).collect();
     assert!(runs.len() >= 3 && runs.len() < 40, "{} runs", runs.len());
