@@ -37,11 +37,15 @@ pub(crate) struct BudgetReport {
     pub null_control: Option<NullControl>,
 }
 
-/// Pairs of each scenario in `runs`.
+/// Wall-time pairs of one scenario (its counting processes under valgrind are apart).
+fn timed_pairs(sr: &ScenarioRuns) -> usize {
+    let timed = |v: &[crate::model::RunRecord]| v.iter().filter(|r| r.counted_by.is_none()).count();
+    timed(&sr.baseline).min(timed(&sr.candidate))
+}
+
+/// Wall-time pairs of each scenario in `runs`.
 fn pair_counts(runs: &BTreeMap<String, ScenarioRuns>) -> BTreeMap<String, usize> {
-    runs.iter()
-        .map(|(k, v)| (k.clone(), v.baseline.len().min(v.candidate.len())))
-        .collect()
+    runs.iter().map(|(k, v)| (k.clone(), timed_pairs(v))).collect()
 }
 
 /// Run `slots` as one phase of the seam.
@@ -126,8 +130,14 @@ pub(crate) fn run_sequential(
             phase(&mut control, &slots, "null control (A/A)", events)?;
         }
         for (name, sr) in pairs.runs() {
-            let n = sr.baseline.len().min(sr.candidate.len()).max(1);
-            let ns: u64 = sr.baseline.iter().chain(&sr.candidate).map(|r| r.wall_ns).sum();
+            let n = timed_pairs(sr).max(1);
+            let ns: u64 = sr
+                .baseline
+                .iter()
+                .chain(&sr.candidate)
+                .filter(|r| r.counted_by.is_none())
+                .map(|r| r.wall_ns)
+                .sum();
             report.pair_seconds.insert(name.clone(), ns as f64 / 1e9 / n as f64);
         }
         let inputs = from_pairs(pairs.runs(), s.resources);
@@ -241,6 +251,7 @@ mod tests {
             ignored: None,
             env: BTreeMap::new(),
             timeout: None,
+            uncounted: None,
         }
     }
 

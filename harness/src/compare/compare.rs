@@ -14,10 +14,11 @@ use super::base_ref::Built;
 use super::budget::{BudgetReport, SequentialSettings, run_sequential};
 use super::calibrate::calibrate;
 use super::inputs::{from_pairs, from_results};
-use super::interleave::{Interleaver, ProcessConfig, ScenarioRuns, SideTarget, schedule};
+use super::interleave::{Interleaver, ProcessConfig, ScenarioRuns, SideTarget, Slot, schedule};
 use super::output::read_calibration;
 use super::verdict::ALPHA;
 use crate::clock;
+use crate::counters::CounterSettings;
 use crate::errors::Error;
 use crate::events::{Done, Finding, Reporter, RunEvent};
 use crate::execute::{SuiteBinary, Target};
@@ -42,6 +43,10 @@ pub struct RunSettings {
     pub timeout: Option<Duration>,
     /// Which scenarios.
     pub selection: Selection,
+    /// `--counters`: the source and the calls of a counting process.
+    pub counters: Option<CounterSettings>,
+    /// Counting pairs per scenario where counting runs in processes of its own (valgrind).
+    pub counter_pairs: usize,
 }
 
 /// Validated options of `compare`.
@@ -61,6 +66,8 @@ pub struct CompareOptions {
     pub floor: f64,
     /// `--margin`, as a fraction: the change that matters.
     pub margin: f64,
+    /// `--counter-margin`, as a fraction: the change that matters in a counter row.
+    pub counter_margin: f64,
     /// `--base-ref`: build both sides from git first (then `baseline`/`candidate` are set to the
     /// built binaries).
     pub base_ref: Option<BaseRef>,
@@ -223,7 +230,7 @@ fn plan_inputs(opts: &CompareOptions) -> Result<ComparePlan, Error> {
         }
         (Input::Results(da), Input::Results(db)) => {
             let (a, b) = (crate::report::read_results(&da)?, crate::report::read_results(&db)?);
-            let (inputs, warnings) = from_results(&a, &b, opts.resources, |n| opts.settings.selection.matches_name(n));
+            let (inputs, warnings) = from_results(&a, &b, opts.resources, |n| opts.settings.selection.matches_name(n))?;
             if inputs.is_empty() {
                 return Err(nothing());
             }
@@ -254,6 +261,7 @@ pub fn run_compare(plan: ComparePlan, opts: &CompareOptions, out: &OutDir, event
     let config = AnalysisConfig {
         floor: opts.floor,
         margin: opts.margin,
+        counter_margin: opts.counter_margin,
         calibration,
     };
     let (entries, report) = match plan.design {
@@ -337,8 +345,10 @@ fn interleaved(
         timeout: s.timeout,
         scratch: scratch.clone(),
         seed: s.seed,
+        counters: s.counters.clone(),
     };
-    let pairs = Interleaver::new(side(ta, &opts.baseline_env), side(tb, &opts.candidate_env), selected, &process);
+    let mut pairs = Interleaver::new(side(ta, &opts.baseline_env), side(tb, &opts.candidate_env), selected, &process);
+    count_pairs(&mut pairs, selected, s, events)?;
     let control = pairs.sibling(side(ta, &opts.baseline_env), side(ta, &opts.baseline_env));
     let settings = SequentialSettings {
         first: s.runs,
@@ -357,6 +367,31 @@ fn interleaved(
     write_side(&out.file("baseline"), side_meta(&ta.describe(), s, &opts.command, host), ra)?;
     write_side(&out.file("candidate"), side_meta(&tb.describe(), s, &opts.command, host), rb)?;
     Ok((entries, report))
+}
+
+/// Under `--counters=valgrind`, the counting pairs of every countable scenario, before the
+/// wall-time pairs and as a phase of their own, one process per core. Their records take the
+/// first places of each side's runs, on both sides alike, so pairs stay aligned.
+fn count_pairs(il: &mut Interleaver<'_>, selected: &[Listed], s: &RunSettings, events: &mut dyn Reporter) -> Result<(), Error> {
+    let Some(c) = s.counters.as_ref().filter(|c| c.source.separate_processes()) else {
+        return Ok(());
+    };
+    let countable: Vec<usize> = (0..selected.len()).filter(|&i| selected[i].uncounted.is_none()).collect();
+    let slots: Vec<Slot> = schedule(countable.len(), s.counter_pairs, s.seed ^ 0xc0_47e5)
+        .into_iter()
+        .map(|slot| Slot {
+            scenario: countable[slot.scenario],
+            ..slot
+        })
+        .collect();
+    let name = format!("{PHASE} counters ({})", c.source.label());
+    events.on_event(&RunEvent::PhaseStarted {
+        name: &name,
+        planned: slots.len(),
+    })?;
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    il.run_counting(&slots, threads, events)?;
+    events.on_event(&RunEvent::PhaseFinished { name: &name })
 }
 
 /// One phase of interleaved pairs through a fresh [`Interleaver`].
@@ -378,8 +413,10 @@ fn interleaved_runs(
         timeout: settings.timeout,
         scratch: scratch.to_owned(),
         seed,
+        counters: settings.counters.clone(),
     };
     let mut interleaver = Interleaver::new(a, b, selected, &config);
+    count_pairs(&mut interleaver, selected, settings, events)?;
     events.on_event(&RunEvent::PhaseStarted {
         name: phase,
         planned: slots.len(),

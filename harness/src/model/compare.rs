@@ -100,6 +100,9 @@ pub struct CompareEntry {
     /// Where the noise came from, on the log scale (interleaved design).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub noise: Option<NoiseSources>,
+    /// The counter source of both sides' values (`valgrind-callgrind 3.19`); absent for wall time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
 }
 
 /// Where the noise of one comparison came from: standard deviations on the log scale.
