@@ -275,6 +275,10 @@ pub fn run_compare(plan: ComparePlan, opts: &CompareOptions, out: &OutDir, event
         }
         Design::ResultDirs(inputs) => (analyze(&inputs, &config), None),
     };
+    // Counter rows first (stable: each group keeps its scenario order): they decide where
+    // present, with wall time beside them.
+    let mut entries = entries;
+    entries.sort_by_key(|e| e.source.is_none());
     if let Some(w) = suspect_environment(&entries) {
         eprintln!("warning: {w}");
         warnings.insert(0, w);
