@@ -32,7 +32,7 @@ harness::scenarios!(|| vec![
         b.iter(|| spin(1000 * percent))
     }),
     Scenario::measure("count/batched_100k", |b| {
-        b.iter_batched(|| spin(1_000_000), |seed| spin(100_000 + (seed & 0)));
+        b.iter_batched(|| spin(1_000_000), |seed| spin(100_000 + u64::from(seed == u64::MAX)));
     }),
     Scenario::measure("count/threads_2x100k", |b| {
         b.iter(|| {
