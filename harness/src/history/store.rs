@@ -220,7 +220,9 @@ impl Store {
         let path = &self.path;
         let mut q = self
             .conn
-            .prepare("SELECT run_id, scenario, metric, unit, value, source FROM process_values ORDER BY scenario, metric, run_id, run_index")
+            .prepare(
+                "SELECT run_id, scenario, metric, unit, value, source FROM process_values ORDER BY scenario, metric, run_id, run_index",
+            )
             .map_err(db_err(path, "reading"))?;
         let rows = q
             .query_map([], |r| {
