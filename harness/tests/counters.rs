@@ -133,6 +133,26 @@ fn counts_the_routine_alone_per_call_with_its_threads() {
     assert_eq!((meta.processes, meta.warmup, meta.iterations), (2, 1, 5));
     assert!(meta.uncounted.contains_key("count/device"));
     assert!(stdout.contains("not counted: count/device (stands for a CUDA kernel"), "{stdout}");
+    // Every output carries the counts and their source.
+    let read = |f: &str| std::fs::read_to_string(dir.path().join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
+    let csv = read("results.csv");
+    assert!(csv.lines().next().unwrap().ends_with(",source"), "{csv}");
+    assert!(
+        csv.lines()
+            .any(|l| l.contains(",instructions,") && l.contains("valgrind-callgrind 3.")),
+        "{csv}"
+    );
+    let junit = read("junit.xml");
+    assert!(
+        junit.contains("name=\"metric.instructions\"") && junit.contains("[valgrind-callgrind 3."),
+        "{junit}"
+    );
+    let html = read("index.html");
+    assert!(html.contains("instructions (valgrind-callgrind 3.") && html.contains("<dt>counters</dt>"));
+    assert!(
+        html.contains("count/device (stands for a CUDA kernel"),
+        "the report says what was not counted"
+    );
 }
 
 fn a_crash_under_valgrind_is_a_crashed_result_with_valgrinds_message() {
