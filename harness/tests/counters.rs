@@ -230,7 +230,7 @@ fn compare_calls_two_percent_more_instructions_regressed_and_the_same_build_unch
                 FIXTURE,
                 "--candidate",
                 FIXTURE,
-                "count/scaled",
+                "count/scaled/loop",
                 "--runs",
                 "2",
                 "--counters=valgrind",
@@ -249,7 +249,7 @@ fn compare_calls_two_percent_more_instructions_regressed_and_the_same_build_unch
         assert_eq!(row.verdict, want, "scale {scale}: {row:?}");
         assert!(row.source.is_some());
         let md = std::fs::read_to_string(dir.path().join("compare.md")).unwrap();
-        let first = md.lines().find(|l| l.starts_with("| ") && l.contains("count/scaled")).unwrap();
+        let first = md.lines().find(|l| l.starts_with("| ") && l.contains("count/scaled/loop")).unwrap();
         assert!(first.contains("instructions"), "counter rows come first: {first}");
     }
 }
