@@ -2,6 +2,7 @@
 
 use std::hint::black_box;
 use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
@@ -71,32 +72,37 @@ impl Counting {
         matches!(self, Counting::Callgrind { .. })
     }
 
-    /// Under Callgrind: `warmup` uncounted calls, then `iterations` counted ones, each with a
-    /// fresh input from `setup` made outside the count. Returns `instructions` and
-    /// `estimated_cycles`, per call.
+    /// Under Callgrind: `warmup` uncounted calls, then up to `iterations` counted ones, each
+    /// with a fresh input from `setup` made outside the count: as many as fit in
+    /// [`COUNTING_TIME`] at the pace of the last warm-up call, at least one. Returns
+    /// `instructions` and `estimated_cycles` per call, and the calls counted.
     pub(crate) fn count_calls<I, R>(
         &self,
         warmup: usize,
         iterations: usize,
         mut setup: impl FnMut() -> I,
         mut routine: impl FnMut(I) -> R,
-    ) -> Result<Vec<MetricSample>, String> {
+    ) -> Result<(Vec<MetricSample>, usize), String> {
         let Counting::Callgrind { label, out } = self else {
             return Err("count_calls is for Callgrind processes".to_owned());
         };
         let mut session = Session::begin(out);
+        let mut pace = None;
         for _ in 0..warmup {
             let input = setup();
+            let started = Instant::now();
             drop(black_box(routine(black_box(input))));
+            pace = Some(started.elapsed());
         }
-        for _ in 0..iterations {
+        let calls = calls_within(iterations, pace);
+        for _ in 0..calls {
             let input = setup();
             // The output is dropped after the dump: the count is the routine's alone.
             let output = session.count(|| black_box(routine(black_box(input))));
             drop(output);
         }
         let costs = session.finish()?;
-        Ok(callgrind_metrics(&costs, label))
+        Ok((callgrind_metrics(&costs, label), calls))
     }
 
     /// Under perf: start the counters right before a timed sample.
@@ -132,6 +138,19 @@ impl Counting {
             .map(|(name, values)| counter_metric(name, std::mem::take(values), label))
             .collect()
     }
+}
+
+/// Counted calls of one process past which a slow routine gets fewer: a call that takes 40 s
+/// under Callgrind (a 2-GFLOP probe) is near-deterministic in its count, while its six calls
+/// would cost four minutes a process. A fast routine keeps all its calls, whose median steadies
+/// the one-time costs that layout moves.
+pub(crate) const COUNTING_TIME: Duration = Duration::from_secs(3);
+
+/// Calls to count: `iterations`, or as many as fit in [`COUNTING_TIME`] at `pace` (the last
+/// warm-up call's duration under valgrind), at least one.
+fn calls_within(iterations: usize, pace: Option<Duration>) -> usize {
+    let fit = pace.map_or(usize::MAX, |p| (COUNTING_TIME.as_secs_f64() / p.as_secs_f64().max(1e-9)) as usize);
+    iterations.min(fit).max(1)
 }
 
 fn callgrind_metrics(costs: &[CacheCosts], label: &str) -> Vec<MetricSample> {
@@ -188,5 +207,14 @@ mod tests {
         assert_eq!(m.iterations.len(), 5);
         assert_eq!(counter_metric("cycles", vec![7.0], "perf").iterations, Vec::<f64>::new());
         assert_eq!(median(&[1.0, 4.0, 2.0, 3.0]), 2.5);
+    }
+
+    #[test]
+    fn a_slow_routine_is_counted_fewer_times_and_never_zero() {
+        let ms = Duration::from_millis;
+        assert_eq!(calls_within(5, Some(ms(1))), 5);
+        assert_eq!(calls_within(5, Some(ms(1000))), 3);
+        assert_eq!(calls_within(5, Some(ms(40_000))), 1);
+        assert_eq!(calls_within(5, None), 5, "no warm-up: no pace, all calls");
     }
 }
