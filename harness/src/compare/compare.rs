@@ -373,6 +373,7 @@ fn interleaved(
         control_share: opts.null_control,
         resources: opts.resources,
         started,
+        counted: s.counters.as_ref().is_some_and(|c| c.source.separate_processes()),
     };
     let (runs, _, entries, report) = run_sequential(pairs, control, selected, settings, config.clone(), events)?;
     let _ = std::fs::remove_dir_all(&scratch);
