@@ -162,6 +162,7 @@ impl RunOptions {
                 command: crate::reproduce::this_command(m.seed),
                 partition: a.shards.partition,
                 resume: None,
+                gpu: Some(a.gpu.settings()?),
             },
             out: m.out.or_else(|| a.shards.resume.clone()),
             history: a.shards.history.clone().map(|db| (db, a.shards.history_label.clone())),

@@ -42,6 +42,8 @@ pub struct RunSettings {
     pub timeout: Option<Duration>,
     /// Which scenarios.
     pub selection: Selection,
+    /// GPU sample rules (`None`: the defaults).
+    pub gpu: Option<crate::model::GpuSettings>,
 }
 
 /// Validated options of `compare`.
@@ -331,13 +333,7 @@ fn interleaved(
     let meta = side_meta(&format!("{} vs {}", ta.describe(), tb.describe()), s, &opts.command, host);
     let total = 2 * selected.len() * s.runs;
     events.on_event(&RunEvent::Started { meta: &meta, total })?;
-    let process = ProcessConfig {
-        iterations: s.iterations,
-        warmup: s.warmup,
-        timeout: s.timeout,
-        scratch: scratch.clone(),
-        seed: s.seed,
-    };
+    let process = ProcessConfig::of(s, &scratch, s.seed);
     let pairs = Interleaver::new(side(ta, &opts.baseline_env), side(tb, &opts.candidate_env), selected, &process);
     let control = pairs.sibling(side(ta, &opts.baseline_env), side(ta, &opts.baseline_env));
     let settings = SequentialSettings {
@@ -372,13 +368,7 @@ fn interleaved_runs(
     events: &mut dyn Reporter,
 ) -> Result<BTreeMap<String, ScenarioRuns>, Error> {
     let slots = schedule(selected.len(), settings.runs, seed);
-    let config = ProcessConfig {
-        iterations: settings.iterations,
-        warmup: settings.warmup,
-        timeout: settings.timeout,
-        scratch: scratch.to_owned(),
-        seed,
-    };
+    let config = ProcessConfig::of(settings, scratch, seed);
     let mut interleaver = Interleaver::new(a, b, selected, &config);
     events.on_event(&RunEvent::PhaseStarted {
         name: phase,

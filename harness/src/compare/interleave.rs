@@ -81,6 +81,22 @@ pub(crate) struct ProcessConfig {
     pub scratch: std::path::PathBuf,
     /// Seed of the layout padding.
     pub seed: u64,
+    /// GPU sample rules (`None`: the defaults).
+    pub gpu: Option<crate::model::GpuSettings>,
+}
+
+impl ProcessConfig {
+    /// How the processes of `settings` run, with this scratch directory and padding seed.
+    pub fn of(settings: &super::RunSettings, scratch: &std::path::Path, seed: u64) -> Self {
+        ProcessConfig {
+            iterations: settings.iterations,
+            warmup: settings.warmup,
+            timeout: settings.timeout,
+            scratch: scratch.to_owned(),
+            seed,
+            gpu: settings.gpu,
+        }
+    }
 }
 
 /// Every run of one scenario, by side, in round order.
@@ -110,6 +126,7 @@ impl<'a> Interleaver<'a> {
             warmup: config.warmup,
             scratch: config.scratch.clone(),
             seed: config.seed,
+            gpu: config.gpu,
         });
         Interleaver {
             baseline,
@@ -233,6 +250,7 @@ mod tests {
             timeout: None,
             scratch: "/nonexistent".into(),
             seed: 1,
+            gpu: None,
         };
         let mut il = Interleaver::new(side(&a, "base"), side(&b, "cand"), &selected, &config);
         let mut rec = Recorder::default();

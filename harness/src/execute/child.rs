@@ -64,7 +64,8 @@ fn run_one(variant: &Variant, request: &ChildRequest) -> ChildRecord {
     let result = panic::catch_unwind(AssertUnwindSafe(|| match &s.body {
         Body::Check(f) => f().map(|()| Vec::new()),
         Body::Measure(f) => {
-            let mut b = Bencher::new(s.iterations.unwrap_or(request.iterations), s.warmup.unwrap_or(request.warmup));
+            let mut b = Bencher::new(s.iterations.unwrap_or(request.iterations), s.warmup.unwrap_or(request.warmup))
+                .with_gpu(request.gpu.unwrap_or_default());
             f(&mut b);
             let metrics = b.into_metrics();
             if metrics.is_empty() {

@@ -62,6 +62,8 @@ pub struct ExecConfig {
     pub scratch: PathBuf,
     /// Seed of the layout padding.
     pub seed: u64,
+    /// GPU sample rules passed to every process (`None`: the defaults).
+    pub gpu: Option<crate::model::GpuSettings>,
 }
 
 /// Numbers and starts the processes of one command.
@@ -129,6 +131,7 @@ impl Executor {
             timeout: job.timeout,
             scratch: self.config.scratch.clone(),
             id: format!("p{index}"),
+            gpu: self.config.gpu,
         };
         Launch {
             request,
@@ -260,6 +263,7 @@ mod tests {
             warmup: 1,
             scratch: PathBuf::from("/nonexistent"),
             seed: 7,
+            gpu: None,
         })
     }
 

@@ -90,6 +90,7 @@ impl Target for SuiteBinary {
             iterations: req.iterations,
             warmup: req.warmup,
             result_path: result_path.clone(),
+            gpu: req.gpu,
         };
         let spec = ProcessSpec {
             program: self.exe.clone(),

@@ -126,6 +126,7 @@ pub fn summary_table(results: &ResultsFile) -> String {
         results.meta.seed
     ));
     out.push_str(&failure_notes(results));
+    out.push_str(&super::gpu_notes::gpu_block(results));
     out
 }
 

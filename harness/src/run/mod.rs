@@ -51,6 +51,8 @@ pub struct RunConfig {
     pub partition: Option<plan::Partition>,
     /// Continue an interrupted run (`--resume DIR`).
     pub resume: Option<Resume>,
+    /// GPU sample rules for the suite's GPU measurements (`None`: the defaults).
+    pub gpu: Option<crate::model::GpuSettings>,
 }
 
 /// What an interrupted run left: its start time, plan and finished runs.
@@ -104,6 +106,7 @@ pub fn run(target: &dyn Target, selected: &[Listed], config: &RunConfig, events:
         warmup: config.warmup,
         scratch: config.scratch.clone(),
         seed: config.seed,
+        gpu: config.gpu,
     });
     let sched = SchedulerConfig {
         test_threads: config.test_threads,

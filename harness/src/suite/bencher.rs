@@ -4,7 +4,7 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use crate::model::{Better, MetricSample, Unit};
+use crate::model::{Better, GpuSettings, MetricSample, Unit};
 
 /// Work done by one iteration, for derived throughput metrics.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -21,10 +21,12 @@ const MIN_SAMPLE: Duration = Duration::from_micros(20);
 
 /// Drives one measurement inside its process. See [`Bencher::iter`].
 pub struct Bencher {
-    iterations: usize,
-    warmup: usize,
-    throughput: Vec<Throughput>,
+    pub(super) iterations: usize,
+    pub(super) warmup: usize,
+    pub(super) throughput: Vec<Throughput>,
     metrics: Vec<MetricSample>,
+    /// The sample rules of [`iter_gpu`](Self::iter_gpu) (`suite/gpu.rs`).
+    pub(super) gpu: GpuSettings,
 }
 
 impl Bencher {
@@ -34,7 +36,14 @@ impl Bencher {
             warmup,
             throughput: Vec::new(),
             metrics: Vec::new(),
+            gpu: GpuSettings::default(),
         }
+    }
+
+    /// The GPU sample rules the command asked for.
+    pub(crate) fn with_gpu(mut self, gpu: GpuSettings) -> Self {
+        self.gpu = gpu;
+        self
     }
 
     /// Measured iterations this process runs.
@@ -142,7 +151,7 @@ impl Bencher {
         self.push_with_value(name, unit, better, value, iterations);
     }
 
-    fn push_with_value(&mut self, name: impl Into<String>, unit: Unit, better: Better, value: f64, iterations: Vec<f64>) {
+    pub(super) fn push_with_value(&mut self, name: impl Into<String>, unit: Unit, better: Better, value: f64, iterations: Vec<f64>) {
         let name = name.into();
         let iterations = if iterations.len() > 1 { iterations } else { Vec::new() };
         self.metrics.retain(|m| m.name != name);
