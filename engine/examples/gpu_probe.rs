@@ -1,6 +1,7 @@
 //! Facts the GPU timing path rests on, read on the device in one go: the L2 and clock attributes,
 //! the SM clock of the first samples of a process (idle start), the globaltimer's tick, and cold
-//! against hot copies at several sizes with flush buffers of 1x and 2x L2. Run with `--release`.
+//! against hot reads and copies at several sizes, the L2 flushed by a read pass or by a memset.
+//! Run with `--release`.
 //!
 //! An exploration for humans (docs/gpu.md cites its output), not a benchmark: medians of a few
 //! dozen samples in one process, no intervals (the harness's `cuda/` scenarios give those).
@@ -8,7 +9,7 @@
 use std::sync::Arc;
 
 use engine::cuda::cudarc::driver::{CudaStream, sys};
-use engine::cuda::{self, Availability, DeviceBuffer, GpuSampler, L2Flush, TimedSample, copy};
+use engine::cuda::{self, Availability, DeviceBuffer, FLUSH_FACTOR, FlushKind, GpuSampler, L2Flush, TimedSample, copy};
 use engine::errors::CudaError;
 
 fn ok<T>(r: Result<T, CudaError>) -> T {
@@ -108,45 +109,44 @@ fn timer_tick(stream: &Arc<CudaStream>, s: &mut GpuSampler) {
     );
 }
 
-/// Cold (flush of 1x and 2x L2) against hot, for memcpy_dtod and the copy kernel.
+/// Hot against cold, for a read-only kernel and a copy, with the L2 flushed by a read pass or by
+/// a memset (each 2x L2): what each flush leaves for the sample to pay.
 fn cold_hot(ctx: &Arc<cuda::cudarc::driver::CudaContext>, stream: &Arc<CudaStream>, s: &mut GpuSampler) {
-    let mut flush1 = ok(L2Flush::with_factor(ctx, 1));
-    for mib in [8usize, 16, 24, 32, 48, 64, 1024, 4096] {
+    let mut by_read = ok(L2Flush::with(ctx, FLUSH_FACTOR, FlushKind::Read));
+    let mut by_write = ok(L2Flush::with(ctx, FLUSH_FACTOR, FlushKind::Write));
+    let mut sink = ok(DeviceBuffer::alloc(ctx, 1));
+    for mib in [8usize, 16, 32, 48, 64, 256] {
         let words = mib << 18;
         let src = ok(DeviceBuffer::alloc(ctx, words));
         let mut dst = ok(DeviceBuffer::alloc(ctx, words));
         fill(stream, &src, 0xA5A5_5A5A);
         fill(stream, &dst, 0);
-        let n = if mib >= 1024 { 20 } else { 60 };
-        for kernel in [false, true] {
+        for what in ["read", "memcpy_dtod"] {
             let mut row = Vec::new();
-            for mode in ["hot", "cold1x", "cold2x"] {
+            for mode in ["hot", "cold_read_flush", "cold_memset_flush"] {
                 let mut times = Vec::new();
-                let mut clocks = Vec::new();
-                for i in 0..n + 5 {
+                for i in 0..65 {
                     match mode {
-                        "cold1x" => ok(flush1.flush(stream)),
-                        "cold2x" => ok(s.flush_l2()),
+                        "cold_read_flush" => ok(by_read.flush(stream)),
+                        "cold_memset_flush" => ok(by_write.flush(stream)),
                         _ => {}
                     }
                     let x = ok(s.time_events(|| {
-                        if kernel {
-                            copy::copy_kernel(stream, &src, &mut dst)
+                        if what == "read" {
+                            copy::read_kernel(stream, &src, &mut sink)
                         } else {
                             copy::memcpy_dtod(stream, &src, &mut dst)
                         }
                     }));
                     if i >= 5 {
                         times.push(x.elapsed.as_secs_f64());
-                        clocks.push(mhz(&x));
                     }
                 }
                 let t = median(times);
-                let gbs = 2.0 * (words * 4) as f64 / t / 1e9;
-                row.push(format!("{mode} {gbs:.0} GB/s ({:.1} us, {:.0} MHz)", t * 1e6, median(clocks)));
+                let moved = if what == "read" { 1.0 } else { 2.0 } * (words * 4) as f64;
+                row.push(format!("{mode} {:.0} GB/s ({:.1} us)", moved / t / 1e9, t * 1e6));
             }
-            let what = if kernel { "copy_u4" } else { "memcpy_dtod" };
-            println!("cold_hot {what} {mib} MiB (read+written): {}", row.join("; "));
+            println!("cold_hot {what} {mib} MiB: {}", row.join("; "));
         }
     }
 }

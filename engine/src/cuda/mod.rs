@@ -43,7 +43,7 @@ pub use cudarc;
 pub use decode::{DecodeShape, DecodeStep, LaunchMode, captures};
 pub use device::{Availability, DeviceInfo, Unavailable, availability, context, device_info, device_info_with_nvrtc, probe};
 pub use kv::{DeviceKvCache, KvGeometry};
-pub use l2::{FLUSH_FACTOR, L2Flush};
+pub use l2::{FLUSH_FACTOR, FlushKind, L2Flush};
 pub use sampler::{GpuSampler, TimedSample};
 #[cfg(feature = "test-support")]
 pub use stream::TestStream;

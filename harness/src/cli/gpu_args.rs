@@ -21,7 +21,7 @@ pub struct GpuArgs {
     #[arg(long, value_name = "PCT", value_parser = positive_fraction, default_value = "0.5")]
     pub max_noise: f64,
     /// Device time of kept samples a GPU series gathers before it may stop, seconds.
-    #[arg(long, value_name = "SECS", value_parser = secs, default_value = "0.1")]
+    #[arg(long, value_name = "SECS", value_parser = secs, default_value = "0.02")]
     pub gpu_min_time: Duration,
     /// Wall time after which a GPU series stops whatever its noise, seconds.
     #[arg(long, value_name = "SECS", value_parser = secs, default_value = "5")]

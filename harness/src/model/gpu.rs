@@ -27,7 +27,7 @@ impl Default for GpuSettings {
         GpuSettings {
             throttle_threshold: 0.75,
             max_noise: 0.005,
-            min_time_s: 0.1,
+            min_time_s: 0.02,
             timeout_s: 5.0,
         }
     }
