@@ -193,6 +193,59 @@ mod tests {
         assert_eq!((f.unchecked, f.discarded, f.clocks.len()), (1, 1, 1));
     }
 
+    /// The first 30 samples of a process on the H200 after an idle GPU (us, MHz), as recorded in
+    /// docs/gpu-results-2026-12-04-h200/probe1/probe_process1.txt.
+    const RECORDED_IDLE_START: [(f64, f64); 30] = [
+        (38.9, 1979.0),
+        (23.1, 1978.0),
+        (22.6, 1979.0),
+        (21.1, 1979.0),
+        (22.5, 1978.0),
+        (22.6, 1979.0),
+        (21.8, 1978.0),
+        (23.1, 1977.0),
+        (21.4, 1978.0),
+        (22.0, 1979.0),
+        (22.4, 1978.0),
+        (22.3, 1979.0),
+        (22.4, 1978.0),
+        (21.3, 1978.0),
+        (21.9, 1979.0),
+        (22.2, 1979.0),
+        (20.8, 1978.0),
+        (22.1, 1978.0),
+        (22.1, 1978.0),
+        (22.3, 1979.0),
+        (19.9, 1979.0),
+        (22.8, 1978.0),
+        (21.8, 1978.0),
+        (21.7, 1979.0),
+        (21.0, 1978.0),
+        (21.1, 1979.0),
+        (22.0, 1979.0),
+        (22.5, 1979.0),
+        (21.8, 1978.0),
+        (21.2, 1979.0),
+    ];
+
+    #[test]
+    fn a_recorded_h200_stream_keeps_everything_at_75_percent_and_splits_at_99_9() {
+        let recorded = || RECORDED_IDLE_START.iter().map(|&(us, mhz)| (us * 1e3, Some(mhz)));
+        let at = |share: f64| Rules {
+            threshold_mhz: Some(1980.0 * share),
+            min_samples: 30,
+            timeout_s: 1.0,
+            ..rules()
+        };
+        let f = run(&at(0.75), recorded());
+        assert_eq!((f.discarded, f.values.len()), (0, 30), "the clock was up from the first sample");
+        // 99.9% of 1980 is 1978.02: the 1977 and 1978 MHz samples go, the 1979 MHz ones stay.
+        let f = run(&at(0.999), recorded());
+        let at_1979 = RECORDED_IDLE_START.iter().filter(|s| s.1 >= 1979.0).count();
+        assert_eq!((f.values.len(), f.discarded), (at_1979, 30 - at_1979));
+        assert!(!f.fell_back);
+    }
+
     #[test]
     fn with_no_threshold_every_sample_is_kept() {
         let r = Rules {
