@@ -174,6 +174,7 @@ fn brittle_check_fails_alone_and_passes_after_its_warmer() {
             scratch: dir.path().to_owned(),
             id: names.join("+").replace('/', "_"),
             gpu: None,
+            counters: None,
         };
         let result = demos.run(&request).expect("process runs");
         result.results.into_iter().map(|s| (s.name, s.outcome)).collect::<Vec<_>>()

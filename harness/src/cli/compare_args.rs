@@ -58,6 +58,10 @@ pub struct CompareArgs {
     /// +-margin, `regressed`/`improved` that it lies wholly beyond it (and q <= 0.05).
     #[arg(long, value_name = "PCT", value_parser = positive_fraction, default_value = "5")]
     pub margin: f64,
+    /// Margin of counter rows (`--counters`), in percent: counts move between processes by
+    /// layout alone (well under 1% in the default suite), so their margin is tighter.
+    #[arg(long, value_name = "PCT", value_parser = positive_fraction, default_value = "1")]
+    pub counter_margin: f64,
     /// Time for the whole comparison (`3m`, `600s`, `1h`): after the first `--runs` pairs, only
     /// undecided scenarios get more pairs, looked at sequentially with alpha spending.
     #[arg(long, value_name = "DURATION", value_parser = duration)]
@@ -112,6 +116,8 @@ fn settings(a: &SessionArgs) -> Result<RunSettings, Error> {
         timeout: Some(m.timeout),
         selection: a.names.selection(),
         gpu: Some(a.gpu.settings()?),
+        counters: a.measure.counter_settings()?,
+        counter_pairs: a.measure.counter_processes,
     })
 }
 
@@ -172,6 +178,7 @@ pub(crate) fn compare_options(a: &CompareArgs, own_suite: bool) -> Result<Compar
         candidate,
         base_ref,
         margin: a.margin,
+        counter_margin: a.counter_margin,
         budget: a.budget,
         null_control: a.null_control.unwrap_or(0.2),
         out: a.session.measure.out.clone(),

@@ -106,6 +106,7 @@ fn run_one(smoke: &Smoke, l: &Listed) -> Result<(), Failed> {
         scratch: smoke.scratch.clone(),
         id: "libtest".into(),
         gpu: None,
+        counters: None,
     };
     let result = smoke
         .target

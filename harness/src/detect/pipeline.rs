@@ -101,6 +101,7 @@ impl DetectConfig {
             scratch: self.scratch.clone(),
             seed: self.seed,
             gpu: None,
+            counters: None,
         })
     }
 }

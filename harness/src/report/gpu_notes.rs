@@ -62,6 +62,7 @@ mod tests {
             better: Better::Neither,
             value: v,
             iterations: vec![],
+            source: None,
         }
     }
 
@@ -91,6 +92,7 @@ mod tests {
                 stdout: String::new(),
                 stderr: String::new(),
                 process: Default::default(),
+                counted_by: None,
             })
             .to_vec()
     }

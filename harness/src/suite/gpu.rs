@@ -56,6 +56,12 @@ impl Bencher {
     /// relative standard error of its mean is within `--max-noise`, or at the timeout. Declared
     /// [`throughput`](Self::throughput)s give rates per series. See the module doc for the names.
     pub fn iter_gpu(&mut self, timer: &mut dyn GpuTimer, caches: Caches, mut work: impl FnMut()) {
+        if self.counts_only() {
+            self.trouble = Some(super::BenchEnd::Uncounted(
+                "not counted: iter_gpu times GPU work, which host instruction counts say nothing about".to_owned(),
+            ));
+            return;
+        }
         let settings = self.gpu;
         let threshold_mhz = timer
             .default_sm_clock_mhz()
