@@ -56,6 +56,9 @@ pub struct DetectConfig {
     pub interpose: Option<PathBuf>,
     /// Whether the interposer was asked for (not `--no-interpose`), found or not.
     pub interpose_requested: bool,
+    /// `--counters`: processes holding measurements count them (under valgrind instead of
+    /// timing them, so value shifts are judged on counts).
+    pub counters: Option<crate::counters::CounterSettings>,
 }
 
 impl DetectConfig {
@@ -73,6 +76,7 @@ impl DetectConfig {
             groups_before: 0,
             interpose: None,
             interpose_requested: false,
+            counters: None,
         }
     }
 }
@@ -101,7 +105,7 @@ impl DetectConfig {
             scratch: self.scratch.clone(),
             seed: self.seed,
             gpu: None,
-            counters: None,
+            counters: self.counters.clone(),
         })
     }
 }

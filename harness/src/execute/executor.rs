@@ -128,7 +128,8 @@ impl Executor {
             let pad = self.pads.next_u64() % MAX_ENV_PAD;
             env.insert("HARNESS_ENV_PAD".to_owned(), "x".repeat(pad as usize));
         }
-        let counters = self.config.counters.as_ref().filter(|_| job.counted);
+        // Only a process holding a measurement counts: checks and tests have nothing to count.
+        let counters = self.config.counters.as_ref().filter(|_| job.counted && job.measures());
         let (mut iterations, mut warmup, mut timeout) = (self.config.iterations, self.config.warmup, job.timeout);
         if let Some(c) = counters.filter(|c| c.source.separate_processes()) {
             (iterations, warmup) = (c.iterations, c.warmup);

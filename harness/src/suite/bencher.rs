@@ -73,7 +73,8 @@ impl Bencher {
         self
     }
 
-    /// Measured iterations this process runs.
+    /// Measured iterations this process runs (in a counting process after an `iter*` call:
+    /// the calls it counted, which a slow routine may make fewer).
     pub fn iterations(&self) -> usize {
         self.iterations
     }
@@ -198,7 +199,9 @@ impl Bencher {
     fn count_calls<I, R>(&mut self, setup: impl FnMut() -> I, routine: impl FnMut(I) -> R) {
         let counting = self.counting.as_ref().expect("counts_only checked");
         match counting.count_calls(self.warmup, self.iterations, setup, routine) {
-            Ok(metrics) => {
+            Ok((metrics, calls)) => {
+                // A scenario reading `iterations()` after the call sees the calls made.
+                self.iterations = calls;
                 for m in metrics {
                     self.metrics.retain(|x| x.name != m.name);
                     self.metrics.push(m);
