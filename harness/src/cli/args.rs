@@ -192,4 +192,7 @@ pub struct RunArgs {
     /// --partition, --resume, --history.
     #[command(flatten)]
     pub shards: super::history_args::ShardArgs,
+    /// GPU sample rules and clock lock.
+    #[command(flatten)]
+    pub gpu: super::gpu_args::GpuArgs,
 }

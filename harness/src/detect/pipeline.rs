@@ -104,6 +104,7 @@ impl DetectConfig {
             warmup: self.warmup,
             scratch: self.scratch.clone(),
             seed: self.seed,
+            gpu: None,
             counters: self.counters.clone(),
         })
     }

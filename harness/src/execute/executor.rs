@@ -65,6 +65,8 @@ pub struct ExecConfig {
     pub scratch: PathBuf,
     /// Seed of the layout padding.
     pub seed: u64,
+    /// GPU sample rules passed to every process (`None`: the defaults).
+    pub gpu: Option<crate::model::GpuSettings>,
     /// `--counters`: the source, and the calls a process that only counts makes.
     pub counters: Option<CounterSettings>,
 }
@@ -141,6 +143,7 @@ impl Executor {
             timeout,
             scratch: self.config.scratch.clone(),
             id: format!("p{index}"),
+            gpu: self.config.gpu,
             counters: counters.map(|c| c.source.clone()),
         };
         Launch {
@@ -314,6 +317,7 @@ mod tests {
             warmup: 1,
             scratch: PathBuf::from("/nonexistent"),
             seed: 7,
+            gpu: None,
             counters: None,
         })
     }
