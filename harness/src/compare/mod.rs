@@ -32,6 +32,8 @@ mod sequential;
 mod verdict;
 
 #[cfg(test)]
+mod counter_sim;
+#[cfg(test)]
 mod estimator_sim;
 #[cfg(test)]
 mod sequential_sim;
