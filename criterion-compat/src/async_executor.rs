@@ -148,3 +148,33 @@ impl<'a, 'b, A: AsyncExecutor, M: Measurement> AsyncBencher<'a, 'b, A, M> {
         b.iter_batched_ref(setup, |input| runner.block_on(routine(input)), size);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Pending until another thread has woken it once: block_on must park, then poll again.
+    struct WokenLater(bool);
+
+    impl Future for WokenLater {
+        type Output = u32;
+        fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<u32> {
+            if self.0 {
+                return Poll::Ready(7);
+            }
+            self.0 = true;
+            let waker = cx.waker().clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+                waker.wake();
+            });
+            Poll::Pending
+        }
+    }
+
+    #[test]
+    fn futures_executor_waits_for_the_wake_up() {
+        assert_eq!(FuturesExecutor.block_on(WokenLater(false)), 7);
+        assert_eq!(FuturesExecutor.block_on(async { 1 + 1 }), 2);
+    }
+}

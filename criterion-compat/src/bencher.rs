@@ -129,3 +129,18 @@ impl<'a, M: Measurement> Bencher<'a, M> {
         crate::async_executor::AsyncBencher::new(self, runner)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn batch_sizes_cap_the_inputs_alive_at_once() {
+        assert_eq!(BatchSize::SmallInput.max_inputs(), usize::MAX);
+        assert_eq!(BatchSize::NumBatches(4).max_inputs(), usize::MAX);
+        assert_eq!(BatchSize::LargeInput.max_inputs(), LARGE_INPUT_BATCH);
+        assert_eq!(BatchSize::PerIteration.max_inputs(), 1);
+        assert_eq!(BatchSize::NumIterations(8).max_inputs(), 8);
+        assert_eq!(BatchSize::NumIterations(0).max_inputs(), 1);
+    }
+}

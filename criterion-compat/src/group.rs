@@ -196,3 +196,21 @@ impl<M: Measurement> Drop for BenchmarkGroup<'_, M> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_criterions_full_ids() {
+        assert_eq!(BenchmarkId::new("f", 10).under("g").unwrap(), "g/f/10");
+        assert_eq!(BenchmarkId::from_parameter("1KB").under("g").unwrap(), "g/1KB");
+        assert_eq!("f".into_benchmark_id().under("g").unwrap(), "g/f");
+        assert_eq!(BenchmarkId::new("f", 3).top_level().unwrap(), "f/3");
+        assert!(matches!(
+            BenchmarkId::from_parameter(3).top_level(),
+            Err(BenchError::ParameterOnly { parameter }) if parameter == "3"
+        ));
+        assert!(matches!("".into_benchmark_id().under("g"), Err(BenchError::EmptyName { .. })));
+    }
+}
