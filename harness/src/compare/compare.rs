@@ -164,6 +164,8 @@ pub struct ComparePlan {
     warnings: Vec<String>,
     /// What `--base-ref` built, if it was given.
     built: Option<Built>,
+    /// Seconds the `--base-ref` build took.
+    build_s: Option<f64>,
 }
 
 enum Design {
@@ -201,9 +203,15 @@ impl CompareOutcome {
 /// Phase 1: resolve both inputs and what to compare; nothing runs and nothing is written, so
 /// bad input fails before an output directory exists.
 pub fn plan_compare(opts: &CompareOptions) -> Result<ComparePlan, Error> {
+    let building = std::time::Instant::now();
     let (opts, built) = &super::base_ref::resolve(opts)?;
+    let build_s = built.is_some().then(|| building.elapsed().as_secs_f64());
+    if let Some(s) = build_s {
+        eprintln!("compare: built both sides in {s:.0} s (not counted in --budget)");
+    }
     let mut plan = plan_inputs(opts)?;
     plan.built = built.clone();
+    plan.build_s = build_s;
     Ok(plan)
 }
 
@@ -226,6 +234,7 @@ fn plan_inputs(opts: &CompareOptions) -> Result<ComparePlan, Error> {
                 },
                 warnings,
                 built: None,
+                build_s: None,
             })
         }
         (Input::Results(da), Input::Results(db)) => {
@@ -238,6 +247,7 @@ fn plan_inputs(opts: &CompareOptions) -> Result<ComparePlan, Error> {
                 design: Design::ResultDirs(inputs),
                 warnings,
                 built: None,
+                build_s: None,
             })
         }
         _ => Err(Error::InvalidFlag {
@@ -275,6 +285,10 @@ pub fn run_compare(plan: ComparePlan, opts: &CompareOptions, out: &OutDir, event
         }
         Design::ResultDirs(inputs) => (analyze(&inputs, &config), None),
     };
+    // Counter rows first (stable: each group keeps its scenario order): they decide where
+    // present, with wall time beside them.
+    let mut entries = entries;
+    entries.sort_by_key(|e| e.source.is_none());
     if let Some(w) = suspect_environment(&entries) {
         eprintln!("warning: {w}");
         warnings.insert(0, w);
@@ -282,6 +296,7 @@ pub fn run_compare(plan: ComparePlan, opts: &CompareOptions, out: &OutDir, event
     host.load_end = crate::host::load_average();
     let mut run = compare_run(opts, design, warnings, host, started);
     run.margin = Some(opts.margin);
+    run.build_s = plan.build_s;
     if let Some(b) = &plan.built {
         run.baseline = b.baseline.display().to_string();
         run.candidate = b.candidate.display().to_string();
@@ -347,6 +362,7 @@ fn interleaved(
         seed: s.seed,
         counters: s.counters.clone(),
     };
+    let started = std::time::Instant::now();
     let mut pairs = Interleaver::new(side(ta, &opts.baseline_env), side(tb, &opts.candidate_env), selected, &process);
     count_pairs(&mut pairs, selected, s, events)?;
     let control = pairs.sibling(side(ta, &opts.baseline_env), side(ta, &opts.baseline_env));
@@ -356,6 +372,7 @@ fn interleaved(
         seed: s.seed,
         control_share: opts.null_control,
         resources: opts.resources,
+        started,
     };
     let (runs, _, entries, report) = run_sequential(pairs, control, selected, settings, config.clone(), events)?;
     let _ = std::fs::remove_dir_all(&scratch);
@@ -482,6 +499,9 @@ fn compare_run(opts: &CompareOptions, design: &str, warnings: Vec<String>, host:
         sequential: None,
         baseline_commit: None,
         candidate_commit: None,
+        build_s: None,
+        counters: opts.settings.counters.as_ref().map(|c| c.source.label()),
+        counter_margin: opts.settings.counters.as_ref().map(|_| opts.counter_margin),
         null_control: None,
         host,
         command: opts.command.clone(),
