@@ -37,8 +37,8 @@ PY
   cp "$repo/Cargo.lock" "$dir/Cargo.lock"
   echo "== $spec: cargo test --benches"
   if (cd "$dir" && cargo test -q --benches 2>&1 | tail -4); then test_ok=yes; else test_ok=no; fi
-  echo "== $spec: cargo bench -- --repeat 3 --iterations 5"
-  if (cd "$dir" && cargo bench -q -- --repeat 3 --iterations 5 --warmup 2 --out "$work/$name-$version-run" >"$work/$name-$version-bench.txt" 2>&1); then bench_ok=yes; else bench_ok=no; fi
+  echo "== $spec: cargo bench --bench '*' -- --repeat 3 --iterations 5"
+  if (cd "$dir" && cargo bench -q --bench '*' -- --repeat 3 --iterations 5 --warmup 2 --out "$work/$name-$version-run" >"$work/$name-$version-bench.txt" 2>&1); then bench_ok=yes; else bench_ok=no; fi
   tail -3 "$work/$name-$version-bench.txt"
   echo "== $spec: test --benches ok: $test_ok, bench ok: $bench_ok, table in $work/$name-$version-bench.txt"
 done
