@@ -20,6 +20,19 @@ pub enum Throughput {
     Elements(u64),
 }
 
+impl Throughput {
+    /// The rate this work makes: its metric name, unit, and the work per call scaled so that
+    /// work per nanosecond is the rate in that unit (giga-work per second; Elements in millions).
+    pub(crate) fn rate(self) -> (&'static str, Unit, f64) {
+        match self {
+            Throughput::Flops(n) => ("gflop_per_s", Unit::GFlopsPerSec, n as f64),
+            Throughput::Bytes(n) => ("gbytes_per_s", Unit::GBytesPerSec, n as f64),
+            // Millions, not billions: a thousand times the work per ns.
+            Throughput::Elements(n) => ("melem_per_s", Unit::MElementsPerSec, n as f64 * 1e3),
+        }
+    }
+}
+
 /// Shortest timed sample. Calls faster than this are batched so the clock's resolution and
 /// cost (tens of ns) stay below 0.5% of every sample.
 const MIN_SAMPLE: Duration = Duration::from_micros(20);
@@ -242,12 +255,7 @@ impl Bencher {
 
     fn record_latencies(&mut self, per_call: Vec<f64>) {
         for t in self.throughput.clone() {
-            let (name, unit, work) = match t {
-                Throughput::Flops(n) => ("gflop_per_s", Unit::GFlopsPerSec, n as f64),
-                Throughput::Bytes(n) => ("gbytes_per_s", Unit::GBytesPerSec, n as f64),
-                // Millions, not billions: a thousand times the work per ns.
-                Throughput::Elements(n) => ("melem_per_s", Unit::MElementsPerSec, n as f64 * 1e3),
-            };
+            let (name, unit, work) = t.rate();
             // Work per ns is exactly giga-work per second. The process's value is the work over its
             // mean latency (a harmonic mean of the rates), so rate and latency always agree.
             let rates: Vec<f64> = per_call.iter().map(|ns| work / ns).collect();
