@@ -3,16 +3,17 @@
 //! is built from the working tree, so a pull-request job is one command; the commit ids go into
 //! compare-run.json and compare.md.
 //!
-//! Every commit is built in one fixed worktree (`<target>/harness-builds/worktrees/<repo hash>`),
-//! checked out at that commit, into one target directory kept for all of them
-//! (`<target>/harness-builds/target`): dependencies compile once, and between two commits cargo
-//! rebuilds only the crates whose files the checkout changed. A fresh worktree per commit (the
+//! Every commit is built in one fixed worktree (`<target>/harness-builds/repos/<repo hash>/tree`),
+//! checked out at that commit, into one target directory kept for all of them (`.../target`
+//! beside it): dependencies compile once, and between two commits cargo rebuilds only the crates
+//! whose files the checkout changed. A fresh worktree per commit (the
 //! old way) rebuilt every workspace crate, as every file was new (docs/bisect.md has the
 //! timings). The commit builds cannot share the working tree's own target directory: cargo
 //! names a workspace crate's artifacts by its path relative to the workspace root, the same in
 //! every checkout, and judges freshness by mtimes, so a working-tree build after a worktree
 //! build of another commit would keep the other commit's binary (a test below builds exactly
-//! that case). A built binary is copied to
+//! that case). For the same reason each repository has a worktree and target directory of its
+//! own, even where several share a `CARGO_TARGET_DIR`. A built binary is copied to
 //! `<target>/harness-builds/<toolchain key>/<commit>/<package>/<bin>` and never rebuilt: a second
 //! bisect or compare on the same commits builds nothing. A commit that fails to build leaves
 //! `<bin>.failed` there with cargo's output, so it is skipped again without a build (delete the
@@ -203,18 +204,21 @@ impl Builder {
         if let Ok(detail) = std::fs::read_to_string(self.failed_marker(commit)) {
             return Err(failed(detail, true));
         }
-        let worktrees = self.target.join("harness-builds").join("worktrees");
-        std::fs::create_dir_all(&worktrees).map_err(|e| failed(format!("creating {}: {e}", worktrees.display()), false))?;
-        let tree = worktrees.join(fnv(&[&self.root.to_string_lossy()]));
-        let _lock = Lock::take(&tree.with_extension("lock")).map_err(|e| failed(format!("locking {}: {e}", tree.display()), false))?;
+        let repo = self
+            .target
+            .join("harness-builds")
+            .join("repos")
+            .join(fnv(&[&self.root.to_string_lossy()]));
+        std::fs::create_dir_all(&repo).map_err(|e| failed(format!("creating {}: {e}", repo.display()), false))?;
+        let tree = repo.join("tree");
+        let _lock = Lock::take(&repo.join("lock")).map_err(|e| failed(format!("locking {}: {e}", repo.display()), false))?;
         if dest.is_file() {
             return Ok(dest); // another process built it while this one waited
         }
         self.checkout(&tree, commit).map_err(io)?;
         eprintln!("building {}", self.what(commit));
         let log = self.cache.join(commit).join(&self.package).join(format!("{}.build.log", self.bin));
-        let target = self.target.join("harness-builds").join("target");
-        match cargo_build(&tree, &target, &self.package, &self.bin, &log) {
+        match cargo_build(&tree, &repo.join("target"), &self.package, &self.bin, &log) {
             Ok(built) => install(&built, &dest).map_err(io)?,
             Err(detail) => {
                 let _ = std::fs::write(self.failed_marker(commit), &detail);
