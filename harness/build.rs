@@ -18,13 +18,21 @@ fn main() {
             String::from_utf8_lossy(&o.stdout).trim()
         );
     }
-    // Rebuild when the checked-out commit moves, so the fallback commit is never stale.
-    if let Ok(o) = Command::new("git").args(["rev-parse", "--git-dir"]).output() {
-        let dir = String::from_utf8_lossy(&o.stdout).trim().to_owned();
-        if o.status.success() && !dir.is_empty() {
-            println!("cargo:rerun-if-changed={dir}/HEAD");
-            println!("cargo:rerun-if-changed={dir}/refs/heads");
-        }
+    // Rebuild when the checked-out commit moves, so the fallback commit is never stale. In a
+    // linked worktree HEAD is in its own git dir and the branches in the common one; a path
+    // that does not exist would make cargo rerun this script (and rebuild harness) every time.
+    let git_path = |flag: &str| {
+        Command::new("git")
+            .args(["rev-parse", "--path-format=absolute", flag])
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| std::path::PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()))
+    };
+    let head = git_path("--git-dir").map(|d| d.join("HEAD"));
+    let branches = git_path("--git-common-dir").map(|d| d.join("refs").join("heads"));
+    for path in [head, branches].into_iter().flatten().filter(|p| p.exists()) {
+        println!("cargo:rerun-if-changed={}", path.display());
     }
     println!("cargo:rerun-if-changed=build.rs");
 }
