@@ -7,6 +7,8 @@
 //! command; may import everything, and nothing imports it.
 
 pub(crate) mod args;
+mod bisect;
+mod bisect_args;
 mod compare;
 mod compare_args;
 pub(crate) mod detect;
@@ -72,6 +74,7 @@ fn dispatch(args: Args, variants: &[Variant]) -> Result<u8, Error> {
         Some(args::Command::Merge(m)) => return history::merge(&m),
         Some(args::Command::Detect(d)) => return detect::run(&d, list::listed(variants)),
         Some(args::Command::Compare(c)) => return compare::compare(&compare_args::compare_options(&c, !variants.is_empty())?),
+        Some(args::Command::Bisect(b)) => return bisect::bisect(&bisect_args::bisect_options(&b)?),
         Some(args::Command::Calibrate(c)) => {
             return compare::calibrate(&compare_args::calibrate_options(&c, !variants.is_empty())?);
         }

@@ -31,7 +31,7 @@ mod sequential;
 mod verdict;
 
 #[cfg(test)]
-mod estimator_sim;
+pub(crate) mod estimator_sim;
 #[cfg(test)]
 mod sequential_sim;
 #[cfg(test)]
@@ -40,3 +40,9 @@ mod simulation;
 pub use compare::{BaseRef, CalibrateOptions, CompareOptions, RunSettings, plan_compare, run_calibrate, run_compare};
 pub use output::{CompareFiles, CompareSummary};
 pub use verdict::DEFAULT_NOISE_FLOOR;
+
+// What `bisect` builds on: the per-commit builder, the interleaver and the paired estimator.
+pub(crate) use base_ref::{Builder, git};
+pub(crate) use effect::{Effect, Scale, paired_estimate};
+pub(crate) use inputs::from_pairs;
+pub(crate) use interleave::{Interleaver, ProcessConfig, ScenarioRuns, SideTarget, schedule};
