@@ -11,6 +11,7 @@ pub mod cargo;
 pub(crate) mod cli;
 mod clock;
 pub(crate) mod compare;
+pub mod counters;
 pub mod detect;
 pub mod errors;
 pub mod events;

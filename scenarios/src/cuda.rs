@@ -78,6 +78,13 @@ fn driver(call: &'static str, r: sys::CUresult) {
     ok(r.result().map_err(CudaError::driver(call)))
 }
 
+/// A CUDA measurement: timed with CUDA events, never counted under `--counters` (the host's
+/// instructions say nothing about a kernel's time).
+#[track_caller]
+fn gpu_measure(name: &str, f: impl Fn(&mut Bencher) + Send + Sync + 'static) -> Scenario {
+    Scenario::measure(name, f).uncounted("CUDA: timed with CUDA events; host instruction counts say nothing about kernels")
+}
+
 harness::scenarios!(|| vec![
     // Both race scenarios carry the same size variants: variants with the same env form one
     // process set for detect, so each size gets its own verdict with the sibling beside it.
@@ -91,13 +98,13 @@ harness::scenarios!(|| vec![
     .env(RACE_MIB_VAR, RACE_SWEEP_MIB)
     .ignore("a deliberate cross-stream race for detect: run `detect cuda/race --include-ignored`"),
     Scenario::check("cuda/test_stream/readback_is_complete", test_stream_readback_is_complete),
-    Scenario::measure("cuda/graph/captures", graph_captures).env("ENGINE_CUDA_GRAPH", ["0", "1"]),
-    Scenario::measure("cuda/bandwidth/fill", bandwidth_fill),
-    Scenario::measure("cuda/bandwidth/copy_dtod", bandwidth_copy_kernel),
-    Scenario::measure("cuda/bandwidth/ceiling_memcpy_dtod", bandwidth_ceiling),
-    Scenario::measure("cuda/kv/grow_per_page", kv_grow_per_page),
-    Scenario::measure("cuda/decode/graph_replay", |b| decode_latency(b, LaunchMode::Graph)),
-    Scenario::measure("cuda/decode/eager_launch", |b| decode_latency(b, LaunchMode::Eager)),
+    gpu_measure("cuda/graph/captures", graph_captures).env("ENGINE_CUDA_GRAPH", ["0", "1"]),
+    gpu_measure("cuda/bandwidth/fill", bandwidth_fill),
+    gpu_measure("cuda/bandwidth/copy_dtod", bandwidth_copy_kernel),
+    gpu_measure("cuda/bandwidth/ceiling_memcpy_dtod", bandwidth_ceiling),
+    gpu_measure("cuda/kv/grow_per_page", kv_grow_per_page),
+    gpu_measure("cuda/decode/graph_replay", |b| decode_latency(b, LaunchMode::Graph)),
+    gpu_measure("cuda/decode/eager_launch", |b| decode_latency(b, LaunchMode::Eager)),
 ]);
 
 /// Warms what the race check uses (context, a buffer of the same size, legacy-stream copies) in

@@ -14,10 +14,11 @@ use super::base_ref::Built;
 use super::budget::{BudgetReport, SequentialSettings, run_sequential};
 use super::calibrate::calibrate;
 use super::inputs::{from_pairs, from_results};
-use super::interleave::{Interleaver, ProcessConfig, ScenarioRuns, SideTarget, schedule};
+use super::interleave::{Interleaver, ProcessConfig, ScenarioRuns, SideTarget, Slot, schedule};
 use super::output::read_calibration;
 use super::verdict::ALPHA;
 use crate::clock;
+use crate::counters::CounterSettings;
 use crate::errors::Error;
 use crate::events::{Done, Finding, Reporter, RunEvent};
 use crate::execute::{SuiteBinary, Target};
@@ -42,6 +43,10 @@ pub struct RunSettings {
     pub timeout: Option<Duration>,
     /// Which scenarios.
     pub selection: Selection,
+    /// `--counters`: the source and the calls of a counting process.
+    pub counters: Option<CounterSettings>,
+    /// Counting pairs per scenario where counting runs in processes of its own (valgrind).
+    pub counter_pairs: usize,
 }
 
 /// Validated options of `compare`.
@@ -61,6 +66,8 @@ pub struct CompareOptions {
     pub floor: f64,
     /// `--margin`, as a fraction: the change that matters.
     pub margin: f64,
+    /// `--counter-margin`, as a fraction: the change that matters in a counter row.
+    pub counter_margin: f64,
     /// `--base-ref`: build both sides from git first (then `baseline`/`candidate` are set to the
     /// built binaries).
     pub base_ref: Option<BaseRef>,
@@ -157,6 +164,8 @@ pub struct ComparePlan {
     warnings: Vec<String>,
     /// What `--base-ref` built, if it was given.
     built: Option<Built>,
+    /// Seconds the `--base-ref` build took.
+    build_s: Option<f64>,
 }
 
 enum Design {
@@ -194,9 +203,15 @@ impl CompareOutcome {
 /// Phase 1: resolve both inputs and what to compare; nothing runs and nothing is written, so
 /// bad input fails before an output directory exists.
 pub fn plan_compare(opts: &CompareOptions) -> Result<ComparePlan, Error> {
+    let building = std::time::Instant::now();
     let (opts, built) = &super::base_ref::resolve(opts)?;
+    let build_s = built.is_some().then(|| building.elapsed().as_secs_f64());
+    if let Some(s) = build_s {
+        eprintln!("compare: built both sides in {s:.0} s (not counted in --budget)");
+    }
     let mut plan = plan_inputs(opts)?;
     plan.built = built.clone();
+    plan.build_s = build_s;
     Ok(plan)
 }
 
@@ -219,11 +234,12 @@ fn plan_inputs(opts: &CompareOptions) -> Result<ComparePlan, Error> {
                 },
                 warnings,
                 built: None,
+                build_s: None,
             })
         }
         (Input::Results(da), Input::Results(db)) => {
             let (a, b) = (crate::report::read_results(&da)?, crate::report::read_results(&db)?);
-            let (inputs, warnings) = from_results(&a, &b, opts.resources, |n| opts.settings.selection.matches_name(n));
+            let (inputs, warnings) = from_results(&a, &b, opts.resources, |n| opts.settings.selection.matches_name(n))?;
             if inputs.is_empty() {
                 return Err(nothing());
             }
@@ -231,6 +247,7 @@ fn plan_inputs(opts: &CompareOptions) -> Result<ComparePlan, Error> {
                 design: Design::ResultDirs(inputs),
                 warnings,
                 built: None,
+                build_s: None,
             })
         }
         _ => Err(Error::InvalidFlag {
@@ -254,6 +271,7 @@ pub fn run_compare(plan: ComparePlan, opts: &CompareOptions, out: &OutDir, event
     let config = AnalysisConfig {
         floor: opts.floor,
         margin: opts.margin,
+        counter_margin: opts.counter_margin,
         calibration,
     };
     let (entries, report) = match plan.design {
@@ -267,6 +285,10 @@ pub fn run_compare(plan: ComparePlan, opts: &CompareOptions, out: &OutDir, event
         }
         Design::ResultDirs(inputs) => (analyze(&inputs, &config), None),
     };
+    // Counter rows first (stable: each group keeps its scenario order): they decide where
+    // present, with wall time beside them.
+    let mut entries = entries;
+    entries.sort_by_key(|e| e.source.is_none());
     if let Some(w) = suspect_environment(&entries) {
         eprintln!("warning: {w}");
         warnings.insert(0, w);
@@ -274,6 +296,7 @@ pub fn run_compare(plan: ComparePlan, opts: &CompareOptions, out: &OutDir, event
     host.load_end = crate::host::load_average();
     let mut run = compare_run(opts, design, warnings, host, started);
     run.margin = Some(opts.margin);
+    run.build_s = plan.build_s;
     if let Some(b) = &plan.built {
         run.baseline = b.baseline.display().to_string();
         run.candidate = b.candidate.display().to_string();
@@ -337,8 +360,11 @@ fn interleaved(
         timeout: s.timeout,
         scratch: scratch.clone(),
         seed: s.seed,
+        counters: s.counters.clone(),
     };
-    let pairs = Interleaver::new(side(ta, &opts.baseline_env), side(tb, &opts.candidate_env), selected, &process);
+    let started = std::time::Instant::now();
+    let mut pairs = Interleaver::new(side(ta, &opts.baseline_env), side(tb, &opts.candidate_env), selected, &process);
+    count_pairs(&mut pairs, selected, s, events)?;
     let control = pairs.sibling(side(ta, &opts.baseline_env), side(ta, &opts.baseline_env));
     let settings = SequentialSettings {
         first: s.runs,
@@ -346,6 +372,7 @@ fn interleaved(
         seed: s.seed,
         control_share: opts.null_control,
         resources: opts.resources,
+        started,
     };
     let (runs, _, entries, report) = run_sequential(pairs, control, selected, settings, config.clone(), events)?;
     let _ = std::fs::remove_dir_all(&scratch);
@@ -357,6 +384,31 @@ fn interleaved(
     write_side(&out.file("baseline"), side_meta(&ta.describe(), s, &opts.command, host), ra)?;
     write_side(&out.file("candidate"), side_meta(&tb.describe(), s, &opts.command, host), rb)?;
     Ok((entries, report))
+}
+
+/// Under `--counters=valgrind`, the counting pairs of every countable scenario, before the
+/// wall-time pairs and as a phase of their own, one process per core. Their records take the
+/// first places of each side's runs, on both sides alike, so pairs stay aligned.
+fn count_pairs(il: &mut Interleaver<'_>, selected: &[Listed], s: &RunSettings, events: &mut dyn Reporter) -> Result<(), Error> {
+    let Some(c) = s.counters.as_ref().filter(|c| c.source.separate_processes()) else {
+        return Ok(());
+    };
+    let countable: Vec<usize> = (0..selected.len()).filter(|&i| selected[i].uncounted.is_none()).collect();
+    let slots: Vec<Slot> = schedule(countable.len(), s.counter_pairs, s.seed ^ 0xc0_47e5)
+        .into_iter()
+        .map(|slot| Slot {
+            scenario: countable[slot.scenario],
+            ..slot
+        })
+        .collect();
+    let name = format!("{PHASE} counters ({})", c.source.label());
+    events.on_event(&RunEvent::PhaseStarted {
+        name: &name,
+        planned: slots.len(),
+    })?;
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    il.run_counting(&slots, threads, events)?;
+    events.on_event(&RunEvent::PhaseFinished { name: &name })
 }
 
 /// One phase of interleaved pairs through a fresh [`Interleaver`].
@@ -378,8 +430,10 @@ fn interleaved_runs(
         timeout: settings.timeout,
         scratch: scratch.to_owned(),
         seed,
+        counters: settings.counters.clone(),
     };
     let mut interleaver = Interleaver::new(a, b, selected, &config);
+    count_pairs(&mut interleaver, selected, settings, events)?;
     events.on_event(&RunEvent::PhaseStarted {
         name: phase,
         planned: slots.len(),
@@ -445,6 +499,9 @@ fn compare_run(opts: &CompareOptions, design: &str, warnings: Vec<String>, host:
         sequential: None,
         baseline_commit: None,
         candidate_commit: None,
+        build_s: None,
+        counters: opts.settings.counters.as_ref().map(|c| c.source.label()),
+        counter_margin: opts.settings.counters.as_ref().map(|_| opts.counter_margin),
         null_control: None,
         host,
         command: opts.command.clone(),

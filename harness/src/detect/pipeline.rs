@@ -100,6 +100,7 @@ impl DetectConfig {
             warmup: self.warmup,
             scratch: self.scratch.clone(),
             seed: self.seed,
+            counters: None,
         })
     }
 }

@@ -179,6 +179,7 @@ impl<'a> Prober<'a> {
             scenarios,
             env: self.env.clone(),
             timeout: self.timeout,
+            counted: false,
         };
         let target = self.target;
         // The preload goes into the request only, so the recorded env stays the scenario's own.

@@ -139,6 +139,7 @@ impl SimTarget {
                     better: Better::Lower,
                     value: base * f * noise,
                     iterations: vec![],
+                    source: None,
                 }]
             }
             None => vec![],
@@ -186,6 +187,7 @@ impl OrderTarget for SimTarget {
                 ignored: None,
                 env: BTreeMap::new(),
                 timeout: None,
+                uncounted: None,
             })
             .collect())
     }

@@ -27,6 +27,8 @@ pub struct TargetRequest {
     pub scratch: PathBuf,
     /// Unique id for scratch file names.
     pub id: String,
+    /// Run this process to count (`--counters`): under valgrind, or counting itself (perf).
+    pub counters: Option<crate::counters::CounterSource>,
 }
 
 /// One scenario's result inside a process.

@@ -7,12 +7,13 @@
 //! fn main() -> std::process::ExitCode { harness::main() }
 //! ```
 //!
-//! May import `model` only.
+//! May import `model` and (for counted measurements) `counters` only.
 
 mod bencher;
 mod registry;
 mod scenario;
 
+pub(crate) use bencher::BenchEnd;
 pub use bencher::{Bencher, Throughput};
 pub use registry::Registration;
 pub(crate) use registry::registered;
