@@ -126,29 +126,39 @@ impl<'a> Measurer<'a> {
         }
     }
 
-    /// `processes` processes of commit `c` alone: their values of the metric.
+    /// `processes` counting processes of commit `c` (under valgrind side by side, one per core:
+    /// their counts do not depend on what runs beside them): their values of the metric.
     fn alone(&mut self, c: &Ready, processes: usize) -> Result<Result<Vec<f64>, String>, Error> {
+        if let Some(why) = &c.listed.uncounted {
+            return Ok(Err(format!("the scenario is not counted: {why}")));
+        }
         let target = c.target();
         let mut exec = Executor::new(ExecConfig {
             iterations: self.process.iterations,
             warmup: self.process.warmup,
             scratch: self.process.scratch.clone(),
             seed: self.rng.random(),
+            counters: self.process.counters.clone(),
         })
         .starting_at(self.next_index);
-        let mut records: Vec<RunRecord> = Vec::new();
-        for repetition in 0..processes {
-            let job = ProcessJob {
-                scenarios: vec![JobScenario {
-                    name: c.listed.name.clone(),
-                    kind: c.listed.kind,
-                    repetition,
-                }],
-                env: c.listed.env.clone(),
-                timeout: c.listed.timeout.or(self.process.timeout),
-            };
-            records.extend(exec.run(job, self.events, |r| target.run(r))?);
-        }
+        let job = |repetition| ProcessJob {
+            scenarios: vec![JobScenario {
+                name: c.listed.name.clone(),
+                kind: c.listed.kind,
+                repetition,
+            }],
+            env: c.listed.env.clone(),
+            timeout: c.listed.timeout.or(self.process.timeout),
+            counted: true,
+        };
+        let jobs: Vec<(ProcessJob, &dyn Target)> = (0..processes).map(|r| (job(r), &target as &dyn Target)).collect();
+        let side_by_side = self.process.counters.as_ref().is_some_and(|c| c.source.separate_processes());
+        let threads = if side_by_side {
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        } else {
+            1
+        };
+        let records: Vec<RunRecord> = exec.run_parallel(jobs, threads, self.events)?.into_iter().flatten().collect();
         self.processes += processes;
         self.next_index = records.iter().map(|r| r.run_index + 1).max().unwrap_or(self.next_index);
         let values: Vec<f64> = records

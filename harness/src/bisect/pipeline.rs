@@ -15,6 +15,7 @@ use super::output::{Conclusion, Outputs};
 use super::posterior::Class;
 use super::range::CommitRange;
 use crate::compare::{Builder, ProcessConfig};
+use crate::counters::CounterSettings;
 use crate::errors::Error;
 use crate::events::{Reporter, RunEvent};
 use crate::model::{BISECT_FORMAT_VERSION, BisectFile, BisectStep, RunMeta};
@@ -31,7 +32,8 @@ pub(crate) struct BisectOptions {
     pub metric: String,
     pub package: String,
     pub bin: String,
-    pub counters: bool,
+    /// `--counters`: count instead of timing (a plain binary search).
+    pub counters: Option<CounterSettings>,
     /// `--budget`: stop when this much time is spent.
     pub budget: Option<Duration>,
     /// Pairs per side per step (wall time), or processes per commit (counters).
@@ -118,10 +120,11 @@ pub(crate) fn run_bisect(
         timeout: Some(opts.timeout),
         scratch: scratch.clone(),
         seed: opts.seed,
+        counters: opts.counters.clone(),
     };
     let mut m = Measurer::new(builds, &opts.metric, process, events);
     let spent = || opts.budget.is_some_and(|b| started.elapsed() >= b);
-    let conclusion = if opts.counters {
+    let conclusion = if opts.counters.is_some() {
         search_exact(opts, &range, &mut m, &mut outputs, &spent)?
     } else {
         search_noisy(opts, &range, &mut m, &mut outputs, &spent)?
@@ -147,7 +150,10 @@ fn initial_file(opts: &BisectOptions, range: &CommitRange, host: crate::model::H
         good_ref: opts.good.clone(),
         bad_ref: opts.bad.clone(),
         scenario: opts.scenario.clone(),
-        method: if opts.counters { "counters" } else { "probabilistic" }.into(),
+        method: match &opts.counters {
+            Some(c) => format!("counters ({})", c.source.label()),
+            None => "probabilistic".into(),
+        },
         target_confidence: opts.confidence,
         best: None,
         runner_up: None,

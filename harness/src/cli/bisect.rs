@@ -18,7 +18,7 @@ pub(crate) fn bisect(opts: &BisectOptions) -> Result<u8, Error> {
         opts.bad,
         opts.metric,
         opts.scenario,
-        if opts.counters {
+        if opts.counters.is_some() {
             "binary (counters)"
         } else {
             "probabilistic (wall time)"

@@ -14,8 +14,6 @@ use crate::errors::Error;
 pub(crate) const BISECT: MeasureDefaults = super::options::COMPARE;
 /// Pairs against each end per wall-time step.
 const WALL_RUNS: usize = 10;
-/// Processes per commit with `--counters`.
-const COUNTER_RUNS: usize = 3;
 /// Instruction counts move by far less than wall time between identical builds.
 const COUNTER_FLOOR: f64 = 0.005;
 
@@ -43,14 +41,11 @@ pub struct BisectArgs {
     /// Binary built at each commit (default: the package's name).
     #[arg(long, value_name = "NAME")]
     pub bin: Option<String>,
-    /// Follow counted instructions instead of time: a plain binary search, about log2(n) builds.
-    #[arg(long)]
-    pub counters: bool,
     /// Time for the whole search (`30m`, `600s`, `1h`): it stops there and says how sure it is.
     #[arg(long, value_name = "DURATION", value_parser = duration)]
     pub budget: Option<Duration>,
     /// Interleaved pairs against each end per step [default: 10]; with --counters, processes per
-    /// commit [default: 3].
+    /// commit [default: --counter-processes].
     #[arg(long, value_name = "N", value_parser = count::<2>)]
     pub runs: Option<usize>,
     /// Changes within +-PCT between good and bad mean no commit moved it [default: 2; with
@@ -60,7 +55,8 @@ pub struct BisectArgs {
     /// The probability, in percent, at which a commit is named (exit 0) [default: 95].
     #[arg(long, value_name = "PCT", value_parser = positive_fraction)]
     pub confidence: Option<f64>,
-    /// Iterations, warm-up, seed, timeout, output directory.
+    /// Iterations, warm-up, seed, timeout, output directory, and --counters: follow counted
+    /// instructions instead of wall time, a plain binary search of about log2(n) builds.
     #[command(flatten)]
     pub measure: MeasureArgs,
 }
@@ -68,6 +64,8 @@ pub struct BisectArgs {
 /// Validate `bisect`'s arguments.
 pub(crate) fn bisect_options(a: &BisectArgs) -> Result<BisectOptions, Error> {
     let m = a.measure.resolve(&BISECT);
+    let counters = a.measure.counter_settings()?;
+    let counting = counters.is_some();
     if a.scenario.trim().is_empty() {
         return Err(invalid("--scenario", &a.scenario, "must name a scenario"));
     }
@@ -82,15 +80,13 @@ pub(crate) fn bisect_options(a: &BisectArgs) -> Result<BisectOptions, Error> {
         metric: a
             .metric
             .clone()
-            .unwrap_or_else(|| if a.counters { "instructions" } else { "latency_ns" }.to_owned()),
+            .unwrap_or_else(|| if counting { "instructions" } else { "latency_ns" }.to_owned()),
         package: a.package.clone(),
         bin: a.bin.clone().unwrap_or_else(|| a.package.clone()),
-        counters: a.counters,
+        counters,
         budget: a.budget,
-        runs: a.runs.unwrap_or(if a.counters { COUNTER_RUNS } else { WALL_RUNS }),
-        floor: a
-            .noise_floor
-            .unwrap_or(if a.counters { COUNTER_FLOOR } else { DEFAULT_NOISE_FLOOR }),
+        runs: a.runs.unwrap_or(if counting { a.measure.counter_processes } else { WALL_RUNS }),
+        floor: a.noise_floor.unwrap_or(if counting { COUNTER_FLOOR } else { DEFAULT_NOISE_FLOOR }),
         confidence,
         iterations: m.iterations,
         warmup: m.warmup,
