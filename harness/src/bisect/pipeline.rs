@@ -205,6 +205,7 @@ fn search_noisy(
         match search.step(m)? {
             Some(step) => record(outputs, range, step, m)?,
             None if search.best().0.probability >= opts.confidence => break String::new(),
+            None if search.posterior().next_query().is_none() => break "every commit left to measure was skipped".into(),
             None => break format!("the search stopped after {} steps", outputs.file.steps.len()),
         }
     };
@@ -269,4 +270,18 @@ fn pin_refs(command: &[String], good: &str, bad: &str) -> Vec<String> {
 /// Where `bisect` writes (for the CLI's final line).
 pub(crate) fn files(out: &OutDir) -> [PathBuf; 3] {
     [out.file("bisect.json"), out.file("bisect.md"), out.file("index.html")]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_reproduce_line_pins_both_refs_in_either_spelling() {
+        let cmd: Vec<String> = ["h", "bisect", "--good", "v1", "--bad=main", "--scenario", "x", "--seed", "3"]
+            .map(String::from)
+            .to_vec();
+        let pinned = pin_refs(&cmd, "aaa", "bbb");
+        assert_eq!(pinned, ["h", "bisect", "--good", "aaa", "--bad", "bbb", "--scenario", "x", "--seed", "3"]);
+    }
 }

@@ -104,7 +104,7 @@ fn toolchain_key() -> String {
         .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
         .unwrap_or_default();
     let mut env: Vec<String> = std::env::vars()
-        .filter(|(k, _)| k.starts_with("CARGO_PROFILE_") || k.ends_with("RUSTFLAGS") || k.starts_with("CARGO_BUILD_"))
+        .filter(|(k, _)| k.starts_with("CARGO_PROFILE_") || k.ends_with("RUSTFLAGS") || k == "CARGO_BUILD_TARGET")
         .map(|(k, v)| format!("{k}={v}"))
         .collect();
     env.sort();
