@@ -3,7 +3,7 @@
 //! pairs against both ends and turns all of that commit's pairs into one verdict.
 //!
 //! A commit `c` gives `x`, the log change good -> c, and `y`, the log change c -> bad, each with
-//! its standard error (Yuen's trimmed mean of per-pair log ratios, `compare::paired`). If `c` is
+//! its standard error (Yuen's trimmed mean of per-pair log ratios, `compare::paired_estimate`). If `c` is
 //! bad, `x ~ delta` and `y ~ 0`; if good, the reverse; `u = x - y` is `+delta` or `-delta`, so
 //! the verdict is the sign of `u` against the sign of `delta`, and it is right with probability
 //! `T_df(|delta| / se(u))` (Student t, df the smaller of the two). `delta` itself is pooled from
