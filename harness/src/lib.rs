@@ -16,6 +16,7 @@ pub mod detect;
 pub mod errors;
 pub mod events;
 pub mod execute;
+pub(crate) mod gpu_clocks;
 pub(crate) mod history;
 pub(crate) mod host;
 pub(crate) mod merge;
@@ -28,7 +29,7 @@ pub mod stats;
 mod suite;
 
 pub use model::{Better, Unit};
-pub use suite::{Bencher, CheckResult, Scenario, Source, Throughput, skip};
+pub use suite::{Bencher, Caches, CheckResult, GpuSample, GpuTimer, Scenario, Source, Throughput, skip};
 
 use std::process::ExitCode;
 

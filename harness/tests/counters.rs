@@ -254,6 +254,39 @@ fn compare_calls_two_percent_more_instructions_regressed_and_the_same_build_unch
     }
 }
 
+fn detect_judges_values_on_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "detect",
+        "count/loop_200k",
+        "count/check",
+        "--counters=valgrind",
+        "--isolated",
+        "2",
+        "--shuffles",
+        "0",
+    ];
+    let out = fixture(dir.path(), &args, &[]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let records: Vec<harness::model::RunRecord> = std::fs::read_to_string(dir.path().join("results.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    // Every process holding the measurement ran under valgrind and counted; the check alone never.
+    for r in &records {
+        let counted = r.counted_by.is_some();
+        match r.scenario.as_str() {
+            "count/loop_200k" => assert!(counted && r.metrics.iter().any(|m| m.name == "instructions"), "{r:?}"),
+            _ => assert!(counted || r.kind == harness::model::ScenarioKind::Check, "{r:?}"),
+        }
+    }
+    assert!(
+        records.iter().any(|r| r.scenario == "count/check" && r.counted_by.is_none()),
+        "the check ran alone, natively"
+    );
+}
+
 fn without_valgrind_the_error_says_how_to_install_it() {
     let dir = tempfile::tempdir().unwrap();
     let empty = tempfile::tempdir().unwrap();
@@ -290,6 +323,7 @@ fn main() -> std::process::ExitCode {
             a_crash_under_valgrind_is_a_crashed_result_with_valgrinds_message,
         ),
         with_valgrind("iter_custom_is_timed_but_not_counted", iter_custom_is_timed_but_not_counted),
+        with_valgrind("detect_judges_values_on_counts", detect_judges_values_on_counts),
         with_valgrind(
             "compare_calls_two_percent_more_instructions_regressed_and_the_same_build_unchanged",
             compare_calls_two_percent_more_instructions_regressed_and_the_same_build_unchanged,

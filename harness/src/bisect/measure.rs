@@ -139,6 +139,7 @@ impl<'a> Measurer<'a> {
             scratch: self.process.scratch.clone(),
             seed: self.rng.random(),
             counters: self.process.counters.clone(),
+            gpu: self.process.gpu,
         })
         .starting_at(self.next_index);
         let job = |repetition| ProcessJob {

@@ -121,6 +121,9 @@ pub(crate) fn run_bisect(
         scratch: scratch.clone(),
         seed: opts.seed,
         counters: opts.counters.clone(),
+        // GPU scenarios sample under the child's default rules (compare's --throttle-threshold
+        // and friends are not bisect flags).
+        gpu: None,
     };
     let mut m = Measurer::new(builds, &opts.metric, process, events);
     let spent = || opts.budget.is_some_and(|b| started.elapsed() >= b);
@@ -282,6 +285,9 @@ mod tests {
             .map(String::from)
             .to_vec();
         let pinned = pin_refs(&cmd, "aaa", "bbb");
-        assert_eq!(pinned, ["h", "bisect", "--good", "aaa", "--bad", "bbb", "--scenario", "x", "--seed", "3"]);
+        assert_eq!(
+            pinned,
+            ["h", "bisect", "--good", "aaa", "--bad", "bbb", "--scenario", "x", "--seed", "3"]
+        );
     }
 }

@@ -120,7 +120,8 @@ pub struct MeasureArgs {
     #[arg(long, value_name = "N", value_parser = count::<1>, default_value_t = 3)]
     pub counter_processes: usize,
     /// Counted calls per counting process under valgrind (each its own Callgrind dump); a
-    /// routine whose warm-up call took long under valgrind gets as many as fit in 3 s, at least 1.
+    /// routine whose warm-up call took long under valgrind gets as many as fit in 3 s of CPU,
+    /// at least 3.
     #[arg(long, value_name = "M", value_parser = count::<1>, default_value_t = 5)]
     pub counter_iterations: usize,
     /// Uncounted warm-up calls before them.
@@ -193,4 +194,7 @@ pub struct RunArgs {
     /// --partition, --resume, --history.
     #[command(flatten)]
     pub shards: super::history_args::ShardArgs,
+    /// GPU sample rules and clock lock.
+    #[command(flatten)]
+    pub gpu: super::gpu_args::GpuArgs,
 }

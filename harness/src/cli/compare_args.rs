@@ -27,6 +27,9 @@ pub struct SessionArgs {
     /// Smallest noise band, in percent: changes inside it are never regressions.
     #[arg(long, value_name = "PCT", value_parser = fraction, default_value = "2")]
     pub noise_floor: f64,
+    /// GPU sample rules and clock lock.
+    #[command(flatten)]
+    pub gpu: super::gpu_args::GpuArgs,
 }
 
 /// Options of `compare`.
@@ -112,6 +115,7 @@ fn settings(a: &SessionArgs) -> Result<RunSettings, Error> {
         seed: m.seed,
         timeout: Some(m.timeout),
         selection: a.names.selection(),
+        gpu: Some(a.gpu.settings()?),
         counters: a.measure.counter_settings()?,
         counter_pairs: a.measure.counter_processes,
     })

@@ -175,6 +175,7 @@ impl RunOptions {
                 command: crate::reproduce::this_command(m.seed),
                 partition: a.shards.partition,
                 resume: None,
+                gpu: Some(a.gpu.settings()?),
                 counters: a.measure.counter_settings()?,
                 counter_processes: a.measure.counter_processes,
             },

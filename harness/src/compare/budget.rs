@@ -74,6 +74,8 @@ pub(crate) struct SequentialSettings {
     /// When measuring began (counting pairs included): the budget counts from here, never
     /// from before a `--base-ref` build.
     pub started: Instant,
+    /// Counting pairs ran before the wall-time pairs (`--counters=valgrind`).
+    pub counted: bool,
 }
 
 /// The fewest pairs a first look may have: a paired interval needs 2 degrees of freedom.
@@ -177,7 +179,8 @@ fn measure_pair_seconds(report: &mut BudgetReport, runs: &BTreeMap<String, Scena
 /// Under a budget, the pairs of the first look, sized to the budget: a pilot pair of every
 /// scenario measures what a pair costs, then the first look takes up to half of what is left,
 /// between [`MIN_FIRST`] and `--runs` pairs. A budget that cannot hold [`MIN_FIRST`] pairs of
-/// every scenario is refused, naming the budget that would, instead of being overrun.
+/// every scenario is refused, naming the budget that would, instead of being overrun; after
+/// counting pairs (whose rows decide) the wall-time rows keep their pilot pair instead.
 fn first_look(
     pairs: &mut Interleaver<'_>,
     selected: &[Listed],
@@ -195,6 +198,15 @@ fn first_look(
     let round: f64 = report.pair_seconds.values().sum::<f64>() * (1.0 + s.control_share);
     let spent = s.started.elapsed().as_secs_f64();
     let left = budget.as_secs_f64() - spent;
+    if left < (MIN_FIRST - 1) as f64 * round && s.counted {
+        // The counter rows, counted first, decide; the wall-time rows stay at their pilot pair
+        // (inconclusive) rather than overrunning the budget or throwing the counts away.
+        eprintln!(
+            "compare: the budget left after counting ({left:.0} s) cannot hold {MIN_FIRST} wall-time pairs \
+             ({round:.1} s a round): wall-time rows stay at their pilot pair"
+        );
+        return Ok(1);
+    }
     if left < (MIN_FIRST - 1) as f64 * round {
         let would = (spent + (MIN_FIRST - 1) as f64 * round) * 1.2;
         return Err(Error::InvalidFlag {

@@ -43,6 +43,8 @@ pub struct RunSettings {
     pub timeout: Option<Duration>,
     /// Which scenarios.
     pub selection: Selection,
+    /// GPU sample rules (`None`: the defaults).
+    pub gpu: Option<crate::model::GpuSettings>,
     /// `--counters`: the source and the calls of a counting process.
     pub counters: Option<CounterSettings>,
     /// Counting pairs per scenario where counting runs in processes of its own (valgrind).
@@ -354,14 +356,7 @@ fn interleaved(
     let meta = side_meta(&format!("{} vs {}", ta.describe(), tb.describe()), s, &opts.command, host);
     let total = 2 * selected.len() * s.runs;
     events.on_event(&RunEvent::Started { meta: &meta, total })?;
-    let process = ProcessConfig {
-        iterations: s.iterations,
-        warmup: s.warmup,
-        timeout: s.timeout,
-        scratch: scratch.clone(),
-        seed: s.seed,
-        counters: s.counters.clone(),
-    };
+    let process = ProcessConfig::of(s, &scratch, s.seed);
     let started = std::time::Instant::now();
     let mut pairs = Interleaver::new(side(ta, &opts.baseline_env), side(tb, &opts.candidate_env), selected, &process);
     count_pairs(&mut pairs, selected, s, events)?;
@@ -373,6 +368,7 @@ fn interleaved(
         control_share: opts.null_control,
         resources: opts.resources,
         started,
+        counted: s.counters.as_ref().is_some_and(|c| c.source.separate_processes()),
     };
     let (runs, _, entries, report) = run_sequential(pairs, control, selected, settings, config.clone(), events)?;
     let _ = std::fs::remove_dir_all(&scratch);
@@ -424,14 +420,7 @@ fn interleaved_runs(
     events: &mut dyn Reporter,
 ) -> Result<BTreeMap<String, ScenarioRuns>, Error> {
     let slots = schedule(selected.len(), settings.runs, seed);
-    let config = ProcessConfig {
-        iterations: settings.iterations,
-        warmup: settings.warmup,
-        timeout: settings.timeout,
-        scratch: scratch.to_owned(),
-        seed,
-        counters: settings.counters.clone(),
-    };
+    let config = ProcessConfig::of(settings, scratch, seed);
     let mut interleaver = Interleaver::new(a, b, selected, &config);
     count_pairs(&mut interleaver, selected, settings, events)?;
     events.on_event(&RunEvent::PhaseStarted {

@@ -82,8 +82,25 @@ pub(crate) struct ProcessConfig {
     pub scratch: std::path::PathBuf,
     /// Seed of the layout padding.
     pub seed: u64,
+    /// GPU sample rules (`None`: the defaults).
+    pub gpu: Option<crate::model::GpuSettings>,
     /// `--counters`: the source and the calls of a counting process.
     pub counters: Option<CounterSettings>,
+}
+
+impl ProcessConfig {
+    /// How the processes of `settings` run, with this scratch directory and padding seed.
+    pub fn of(settings: &super::RunSettings, scratch: &std::path::Path, seed: u64) -> Self {
+        ProcessConfig {
+            iterations: settings.iterations,
+            warmup: settings.warmup,
+            timeout: settings.timeout,
+            scratch: scratch.to_owned(),
+            seed,
+            gpu: settings.gpu,
+            counters: settings.counters.clone(),
+        }
+    }
 }
 
 /// Every run of one scenario, by side, in round order.
@@ -115,6 +132,7 @@ impl<'a> Interleaver<'a> {
             warmup: config.warmup,
             scratch: config.scratch.clone(),
             seed: config.seed,
+            gpu: config.gpu,
             counters: config.counters.clone(),
         });
         let counts_in_process = config.counters.as_ref().is_some_and(|c| !c.source.separate_processes());
@@ -273,6 +291,7 @@ mod tests {
             timeout: None,
             scratch: "/nonexistent".into(),
             seed: 1,
+            gpu: None,
             counters: None,
         };
         let mut il = Interleaver::new(side(&a, "base"), side(&b, "cand"), &selected, &config);

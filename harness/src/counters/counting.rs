@@ -2,7 +2,7 @@
 
 use std::hint::black_box;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
@@ -74,7 +74,7 @@ impl Counting {
 
     /// Under Callgrind: `warmup` uncounted calls, then up to `iterations` counted ones, each
     /// with a fresh input from `setup` made outside the count: as many as fit in
-    /// [`COUNTING_TIME`] at the pace of the last warm-up call, at least one. Returns
+    /// [`COUNTING_TIME`] at the pace of the last warm-up call, at least [`MIN_CALLS`]. Returns
     /// `instructions` and `estimated_cycles` per call, and the calls counted.
     pub(crate) fn count_calls<I, R>(
         &self,
@@ -90,9 +90,9 @@ impl Counting {
         let mut pace = None;
         for _ in 0..warmup {
             let input = setup();
-            let started = Instant::now();
+            let started = cpu_time();
             drop(black_box(routine(black_box(input))));
-            pace = Some(started.elapsed());
+            pace = Some(cpu_time().saturating_sub(started));
         }
         let calls = calls_within(iterations, pace);
         for _ in 0..calls {
@@ -140,17 +140,30 @@ impl Counting {
     }
 }
 
-/// Counted calls of one process past which a slow routine gets fewer: a call that takes 40 s
-/// under Callgrind (a 2-GFLOP probe) is near-deterministic in its count, while its six calls
-/// would cost four minutes a process. A fast routine keeps all its calls, whose median steadies
-/// the one-time costs that layout moves.
+/// CPU time of counted calls past which a slow routine gets fewer of them: six calls of a
+/// 13-million-instruction matmul cost about 15 s of CPU under Callgrind.
 pub(crate) const COUNTING_TIME: Duration = Duration::from_secs(3);
 
+/// The fewest counted calls: the process's value is their median, and the first calls after one
+/// warm-up can still pay one-time costs (measured: a threaded f16 reduction's first counted call
+/// 16.8 M instructions, the next ones 11.2 M). Three calls outvote one such call, so the value
+/// does not depend on how many calls were made, which the pace (CPU time) may change.
+pub(crate) const MIN_CALLS: usize = 3;
+
 /// Calls to count: `iterations`, or as many as fit in [`COUNTING_TIME`] at `pace` (the last
-/// warm-up call's duration under valgrind), at least one.
+/// warm-up call's CPU time under valgrind), at least [`MIN_CALLS`] (or `iterations` if fewer).
 fn calls_within(iterations: usize, pace: Option<Duration>) -> usize {
     let fit = pace.map_or(usize::MAX, |p| (COUNTING_TIME.as_secs_f64() / p.as_secs_f64().max(1e-9)) as usize);
-    iterations.min(fit).max(1)
+    fit.clamp(MIN_CALLS.min(iterations), iterations.max(1))
+}
+
+/// This process's CPU time (every thread; under valgrind, valgrind's work included): a pace that
+/// load on the machine does not stretch the way it stretches wall time.
+fn cpu_time() -> Duration {
+    let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes one timespec, which lives across the call.
+    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut t) };
+    Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
 }
 
 fn callgrind_metrics(costs: &[CacheCosts], label: &str) -> Vec<MetricSample> {
@@ -213,8 +226,10 @@ mod tests {
     fn a_slow_routine_is_counted_fewer_times_and_never_zero() {
         let ms = Duration::from_millis;
         assert_eq!(calls_within(5, Some(ms(1))), 5);
+        assert_eq!(calls_within(5, Some(ms(700))), 4);
         assert_eq!(calls_within(5, Some(ms(1000))), 3);
-        assert_eq!(calls_within(5, Some(ms(40_000))), 1);
+        assert_eq!(calls_within(5, Some(ms(40_000))), 3, "never fewer than 3: the median needs them");
+        assert_eq!(calls_within(2, Some(ms(40_000))), 2, "unless fewer were asked for");
         assert_eq!(calls_within(5, None), 5, "no warm-up: no pace, all calls");
     }
 }

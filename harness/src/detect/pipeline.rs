@@ -56,6 +56,9 @@ pub struct DetectConfig {
     pub interpose: Option<PathBuf>,
     /// Whether the interposer was asked for (not `--no-interpose`), found or not.
     pub interpose_requested: bool,
+    /// `--counters`: processes holding measurements count them (under valgrind instead of
+    /// timing them, so value shifts are judged on counts).
+    pub counters: Option<crate::counters::CounterSettings>,
 }
 
 impl DetectConfig {
@@ -73,6 +76,7 @@ impl DetectConfig {
             groups_before: 0,
             interpose: None,
             interpose_requested: false,
+            counters: None,
         }
     }
 }
@@ -100,7 +104,8 @@ impl DetectConfig {
             warmup: self.warmup,
             scratch: self.scratch.clone(),
             seed: self.seed,
-            counters: None,
+            gpu: None,
+            counters: self.counters.clone(),
         })
     }
 }

@@ -65,6 +65,8 @@ pub struct ExecConfig {
     pub scratch: PathBuf,
     /// Seed of the layout padding.
     pub seed: u64,
+    /// GPU sample rules passed to every process (`None`: the defaults).
+    pub gpu: Option<crate::model::GpuSettings>,
     /// `--counters`: the source, and the calls a process that only counts makes.
     pub counters: Option<CounterSettings>,
 }
@@ -126,7 +128,8 @@ impl Executor {
             let pad = self.pads.next_u64() % MAX_ENV_PAD;
             env.insert("HARNESS_ENV_PAD".to_owned(), "x".repeat(pad as usize));
         }
-        let counters = self.config.counters.as_ref().filter(|_| job.counted);
+        // Only a process holding a measurement counts: checks and tests have nothing to count.
+        let counters = self.config.counters.as_ref().filter(|_| job.counted && job.measures());
         let (mut iterations, mut warmup, mut timeout) = (self.config.iterations, self.config.warmup, job.timeout);
         if let Some(c) = counters.filter(|c| c.source.separate_processes()) {
             (iterations, warmup) = (c.iterations, c.warmup);
@@ -140,6 +143,7 @@ impl Executor {
             timeout,
             scratch: self.config.scratch.clone(),
             id: format!("p{index}"),
+            gpu: self.config.gpu,
             counters: counters.map(|c| c.source.clone()),
         };
         Launch {
@@ -313,6 +317,7 @@ mod tests {
             warmup: 1,
             scratch: PathBuf::from("/nonexistent"),
             seed: 7,
+            gpu: None,
             counters: None,
         })
     }

@@ -94,6 +94,7 @@ impl Target for SuiteBinary {
             iterations: req.iterations,
             warmup: req.warmup,
             result_path: result_path.clone(),
+            gpu: req.gpu,
             counters: req.counters.as_ref().map(|source| match source {
                 CounterSource::Valgrind { .. } => CountRequest::Callgrind {
                     label: source.label(),

@@ -8,6 +8,7 @@
 mod bisect;
 mod compare;
 mod detect;
+mod gpu;
 mod host;
 mod listed;
 mod metric;
@@ -21,6 +22,9 @@ pub use compare::{CalibrationEntry, CompareEntry, CompareRun, CompareVerdict, No
 pub use detect::{
     DETECT_FORMAT_VERSION, DetectEntry, DetectRun, Evidence, EvidenceKind, FailureRate, Mechanism, MechanismKind, OrderVerdict, RunCounts,
     ScheduleRecord, ValueShift,
+};
+pub use gpu::{
+    GpuSettings, LockedClocks, MOSTLY_THROTTLED, THROTTLE_REASONS, ThrottleNote, parse_throttle_mask, throttle_notes, throttle_reason_names,
 };
 pub use host::{GpuState, HostInfo};
 pub use listed::Listed;

@@ -127,6 +127,7 @@ pub fn summary_table(results: &ResultsFile) -> String {
     ));
     out.push_str(&counter_notes(results));
     out.push_str(&failure_notes(results));
+    out.push_str(&super::gpu_notes::gpu_block(results));
     out
 }
 

@@ -52,6 +52,8 @@ pub struct RunConfig {
     pub partition: Option<plan::Partition>,
     /// Continue an interrupted run (`--resume DIR`).
     pub resume: Option<Resume>,
+    /// GPU sample rules for the suite's GPU measurements (`None`: the defaults).
+    pub gpu: Option<crate::model::GpuSettings>,
     /// `--counters`: the source and its calls per counting process.
     pub counters: Option<CounterSettings>,
     /// Counting processes per measurement where they are separate (valgrind).
@@ -117,6 +119,7 @@ pub fn run(target: &dyn Target, selected: &[Listed], config: &RunConfig, events:
         warmup: config.warmup,
         scratch: config.scratch.clone(),
         seed: config.seed,
+        gpu: config.gpu,
         counters: config.counters.clone(),
     });
     let sched = SchedulerConfig {

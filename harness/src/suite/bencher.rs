@@ -5,7 +5,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use crate::counters::Counting;
-use crate::model::{Better, MetricSample, Unit};
+use crate::model::{Better, GpuSettings, MetricSample, Unit};
 
 /// Work done by one iteration, for derived throughput metrics.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -27,12 +27,14 @@ const MIN_SAMPLE: Duration = Duration::from_micros(20);
 /// (set-up and input building outside the count); only `instructions` and `estimated_cycles`
 /// are reported. Under `--counters=perf` the timed samples are also counted.
 pub struct Bencher {
-    iterations: usize,
-    warmup: usize,
-    throughput: Vec<Throughput>,
+    pub(super) iterations: usize,
+    pub(super) warmup: usize,
+    pub(super) throughput: Vec<Throughput>,
     metrics: Vec<MetricSample>,
+    /// The sample rules of [`iter_gpu`](Self::iter_gpu) (`suite/gpu.rs`).
+    pub(super) gpu: GpuSettings,
     counting: Option<Counting>,
-    trouble: Option<BenchEnd>,
+    pub(super) trouble: Option<BenchEnd>,
 }
 
 /// How a measurement ended, for the child's record.
@@ -53,9 +55,16 @@ impl Bencher {
             warmup,
             throughput: Vec::new(),
             metrics: Vec::new(),
+            gpu: GpuSettings::default(),
             counting: None,
             trouble: None,
         }
+    }
+
+    /// The GPU sample rules the command asked for.
+    pub(crate) fn with_gpu(mut self, gpu: GpuSettings) -> Self {
+        self.gpu = gpu;
+        self
     }
 
     /// Count with `counting` as well as (perf) or instead of (Callgrind) timing.
@@ -259,7 +268,7 @@ impl Bencher {
         self.push_with_value(name, unit, better, value, iterations);
     }
 
-    fn push_with_value(&mut self, name: impl Into<String>, unit: Unit, better: Better, value: f64, iterations: Vec<f64>) {
+    pub(super) fn push_with_value(&mut self, name: impl Into<String>, unit: Unit, better: Better, value: f64, iterations: Vec<f64>) {
         if self.counts_only() {
             // Valgrind's slowed-down values of anything but its counts would pool with the
             // wall-time processes' values under one name.
