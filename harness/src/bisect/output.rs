@@ -247,3 +247,108 @@ pub(crate) fn markdown(f: &BisectFile) -> String {
     );
     md
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bisect::noisy::skipped_step;
+    use crate::bisect::range::Commit;
+
+    fn outputs(dir: &std::path::Path) -> Outputs {
+        let range = CommitRange {
+            commits: (0..5)
+                .map(|i| Commit {
+                    id: format!("c{i}{}", "0".repeat(38)),
+                    subject: format!("commit {i}"),
+                })
+                .collect(),
+            note: None,
+        };
+        let file: BisectFile = serde_json::from_value(serde_json::json!({
+            "format_version": 1, "first_bad": null, "confidence": 0.0, "metric": "latency_ns", "unit": null, "steps": [],
+            "good": range.commits[0].id, "bad": range.commits[4].id, "good_ref": "g", "bad_ref": "b", "scenario": "s",
+            "method": "probabilistic", "target_confidence": 0.95, "best": null, "runner_up": null, "change": null,
+            "commits": [], "message": "running", "notes": [], "builds": {"built": 0, "cached": 0, "failed": 0}, "seed": 1,
+            "reproduce": [], "finished": false, "elapsed_s": 0.0, "host": crate::host::collect(),
+        }))
+        .unwrap();
+        let mut o = Outputs::new(&OutDir::create(Some(dir)).unwrap(), file, &range);
+        let mut absent = skipped_step(2, "scenario \"s\" is absent at c20000000000".into());
+        absent.commit = range.commits[2].id.clone();
+        o.file.steps.push(absent);
+        o
+    }
+
+    fn class(first: usize, last: usize, probability: f64) -> Class {
+        Class { first, last, probability }
+    }
+
+    /// A named commit, a class of several ("one of"), a confidence not reached, and no change:
+    /// each gives its message and `first_bad` only when one commit reached the confidence; a
+    /// scenario absent inside the range is said in a note.
+    #[test]
+    fn conclusions_name_one_commit_only_at_the_asked_confidence() {
+        let dir = std::env::temp_dir().join(format!("harness-bisect-output-{}", std::process::id()));
+        let probs = vec![0.0, 0.01, 0.01, 0.97, 0.01];
+        let f = outputs(&dir)
+            .finish(Conclusion::searched(
+                class(3, 3, 0.97),
+                Some(class(4, 4, 0.01)),
+                probs.clone(),
+                String::new(),
+            ))
+            .unwrap();
+        assert_eq!(f.first_bad.as_deref(), Some(f.commits[3].commit.as_str()));
+        assert!(
+            f.message
+                .starts_with("first bad commit: c30000000000 \"commit 3\" (confidence 97.0%; runner-up"),
+            "{}",
+            f.message
+        );
+        assert!(f.notes.iter().any(|n| n.contains("absent at c20000000000")), "{:?}", f.notes);
+        assert_eq!(f.commits[2].skipped.as_deref(), Some("scenario \"s\" is absent at c20000000000"));
+        assert!(f.finished && dir.join("bisect.md").is_file() && dir.join("index.html").is_file());
+
+        let f = outputs(&dir)
+            .finish(Conclusion::searched(class(2, 3, 0.98), None, probs.clone(), String::new()))
+            .unwrap();
+        assert!(
+            f.first_bad.is_none() && f.message.contains("one of c20000000000, c30000000000"),
+            "{}",
+            f.message
+        );
+        assert_eq!(f.best.as_ref().unwrap().commits.len(), 2);
+
+        let f = outputs(&dir)
+            .finish(Conclusion::searched(
+                class(3, 3, 0.8),
+                Some(class(4, 4, 0.15)),
+                probs,
+                "the budget was spent".into(),
+            ))
+            .unwrap();
+        assert!(
+            f.first_bad.is_none() && f.message.starts_with("no commit named at 95%: the budget was spent"),
+            "{}",
+            f.message
+        );
+        assert!(f.message.contains("runner-up c40000000000"), "{}", f.message);
+
+        let change = RangeChange {
+            ratio: 1.0,
+            low: 0.99,
+            high: 1.01,
+            noise_floor: 0.02,
+        };
+        let f = outputs(&dir)
+            .finish(Conclusion::not_moved(change, "no commit moved it: ...".into()))
+            .unwrap();
+        assert!(f.first_bad.is_none() && f.best.is_none() && f.message.starts_with("no commit moved it"));
+        let md = std::fs::read_to_string(dir.join("bisect.md")).unwrap();
+        assert!(
+            md.contains("**no commit moved it") && md.contains("bad/good = 1.0000 [0.9900, 1.0100]"),
+            "{md}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
