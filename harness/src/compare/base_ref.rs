@@ -23,7 +23,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use super::compare::CompareOptions;
+use super::options::CompareOptions;
 use crate::errors::Error;
 
 /// The two binaries and where they came from.
