@@ -32,6 +32,8 @@ pub enum Command {
     Detect(super::detect_args::DetectArgs),
     /// Compare two builds (binaries, interleaved in random A/B pairs, or result directories).
     Compare(super::compare_args::CompareArgs),
+    /// Name the commit between --good and --bad that changed a scenario's measurement, even under noise.
+    Bisect(super::bisect_args::BisectArgs),
     /// Run a binary against itself to measure each scenario's noise band (calibration.json).
     Calibrate(super::compare_args::CalibrateArgs),
     /// Keep finished runs in a SQLite history and find change points across them.
