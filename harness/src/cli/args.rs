@@ -116,7 +116,8 @@ pub struct MeasureArgs {
     /// counted calls, with --timeout x10. Scenarios marked uncounted (CUDA) are not counted.
     #[arg(long, value_name = "SOURCE", num_args = 0..=1, require_equals = true, default_missing_value = "auto")]
     pub counters: Option<CounterMode>,
-    /// Counting processes per measurement under valgrind.
+    /// Counting processes per measurement under valgrind (compare and calibrate: counting pairs
+    /// per scenario, run before the wall-time pairs).
     #[arg(long, value_name = "N", value_parser = count::<1>, default_value_t = 3)]
     pub counter_processes: usize,
     /// Counted calls per counting process under valgrind (each its own Callgrind dump); a
