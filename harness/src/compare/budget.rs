@@ -14,7 +14,7 @@ use super::compare::PHASE;
 use super::control::{control_pairs, downgrade, judge};
 use super::inputs::from_pairs;
 use super::interleave::{Interleaver, ScenarioRuns, Slot, push_pair};
-use super::sequential::{DEFAULT_HORIZON, Plan, Sequential};
+use super::sequential::{DEFAULT_HORIZON, MAX_HORIZON, Plan, Sequential};
 use crate::errors::Error;
 use crate::events::{Reporter, RunEvent};
 use crate::model::Listed;
@@ -27,6 +27,8 @@ pub(crate) struct BudgetReport {
     pub looks: usize,
     /// Pairs run, over all scenarios.
     pub pairs: usize,
+    /// The most pairs of one scenario the looks could reach.
+    pub horizon: usize,
     /// Wall time spent running pairs.
     pub spent: Duration,
     /// Scenarios left undecided because the budget ran out, with the pairs each would need.
@@ -121,17 +123,12 @@ pub(crate) fn run_sequential(
     let mut rng = ChaCha8Rng::seed_from_u64(s.seed);
     let start = s.started;
     let mut report = BudgetReport::default();
-    let first = match s.budget {
-        Some(budget) => first_look(&mut pairs, selected, &s, budget, &mut report, &mut rng, events)?,
-        None => s.first,
-    };
     let plan = match s.budget {
-        Some(_) => Plan {
-            first,
-            horizon: DEFAULT_HORIZON.max(first),
-        },
-        None => Plan::single(first),
+        Some(budget) => first_look(&mut pairs, selected, &s, budget, &mut report, &mut rng, events)?,
+        None => Plan::single(s.first),
     };
+    let first = plan.first;
+    report.horizon = plan.horizon;
     let mut seq = Sequential::new(plan, config);
     let mut want: BTreeMap<String, usize> = selected.iter().map(|l| (l.name.clone(), first)).collect();
     loop {
@@ -176,11 +173,14 @@ fn measure_pair_seconds(report: &mut BudgetReport, runs: &BTreeMap<String, Scena
     }
 }
 
-/// Under a budget, the pairs of the first look, sized to the budget: a pilot pair of every
-/// scenario measures what a pair costs, then the first look takes up to half of what is left,
-/// between [`MIN_FIRST`] and `--runs` pairs. A budget that cannot hold [`MIN_FIRST`] pairs of
-/// every scenario is refused, naming the budget that would, instead of being overrun; after
-/// counting pairs (whose rows decide) the wall-time rows keep their pilot pair instead.
+/// Under a budget, the looks sized to it: a pilot pair of every scenario measures what a pair
+/// costs, then the first look takes up to half of what is left, between [`MIN_FIRST`] and
+/// `--runs` pairs, and the horizon is the pairs of every scenario the rest would hold, between
+/// [`DEFAULT_HORIZON`] and [`MAX_HORIZON`]. The horizon depends on the pilot's time only, never
+/// on its values, so the alpha spent at each look is fixed before any look is analysed. A budget
+/// that cannot hold [`MIN_FIRST`] pairs of every scenario is refused, naming the budget that
+/// would, instead of being overrun; after counting pairs (whose rows decide) the wall-time rows
+/// keep their pilot pair instead.
 fn first_look(
     pairs: &mut Interleaver<'_>,
     selected: &[Listed],
@@ -189,7 +189,7 @@ fn first_look(
     report: &mut BudgetReport,
     rng: &mut ChaCha8Rng,
     events: &mut dyn Reporter,
-) -> Result<usize, Error> {
+) -> Result<Plan, Error> {
     let one: BTreeMap<String, usize> = selected.iter().map(|l| (l.name.clone(), 1)).collect();
     let slots = batch(selected, &pair_counts(pairs.runs()), &one, rng);
     phase(pairs, &slots, &format!("{PHASE} pilot"), events)?;
@@ -205,7 +205,10 @@ fn first_look(
             "compare: the budget left after counting ({left:.0} s) cannot hold {MIN_FIRST} wall-time pairs \
              ({round:.1} s a round): wall-time rows stay at their pilot pair"
         );
-        return Ok(1);
+        return Ok(Plan {
+            first: 1,
+            horizon: DEFAULT_HORIZON,
+        });
     }
     if left < (MIN_FIRST - 1) as f64 * round {
         let would = (spent + (MIN_FIRST - 1) as f64 * round) * 1.2;
@@ -220,8 +223,16 @@ fn first_look(
             ),
         });
     }
-    let affordable = 1 + (FIRST_SHARE * left / round.max(1e-9)) as usize;
-    Ok(affordable.clamp(MIN_FIRST, s.first.max(MIN_FIRST)))
+    Ok(sized_plan(left / round.max(1e-9), s.first))
+}
+
+/// The looks when the time left holds `rounds` more pairs of every scenario.
+fn sized_plan(rounds: f64, runs: usize) -> Plan {
+    let first = (1 + (FIRST_SHARE * rounds) as usize).clamp(MIN_FIRST, runs.max(MIN_FIRST));
+    Plan {
+        first,
+        horizon: (rounds as usize).clamp(DEFAULT_HORIZON, MAX_HORIZON).max(first),
+    }
 }
 
 /// Keep in `want` the scenarios the time `left` affords at their measured pair cost (with the
@@ -298,6 +309,7 @@ pub(crate) fn summary(r: &BudgetReport, entries: &[CompareEntry], budget: Option
         pairs: r.pairs,
         cut_by_budget: r.cut_by_budget.clone(),
         seconds_to_decide_rest: rest,
+        horizon: r.horizon,
     }
 }
 
@@ -316,6 +328,21 @@ mod tests {
             timeout: None,
             uncounted: None,
         }
+    }
+
+    #[test]
+    fn the_horizon_grows_with_the_budget_between_its_bounds() {
+        assert_eq!(sized_plan(30.0, 10), Plan { first: 10, horizon: 60 });
+        assert_eq!(sized_plan(4.0, 10), Plan { first: 3, horizon: 60 });
+        assert_eq!(sized_plan(150.0, 10), Plan { first: 10, horizon: 150 });
+        assert_eq!(
+            sized_plan(1e6, 10),
+            Plan {
+                first: 10,
+                horizon: MAX_HORIZON
+            }
+        );
+        assert_eq!(sized_plan(1e6, 400), Plan { first: 400, horizon: 400 });
     }
 
     #[test]

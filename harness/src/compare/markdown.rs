@@ -119,8 +119,9 @@ fn run_notes(run: &CompareRun) -> String {
     if let Some(q) = &run.sequential {
         let _ = writeln!(
             md,
-            "\n**Sequential:** {} look(s), {} pairs in {:.0}s of a {:.0}s budget{}. About {:.0}s more would likely decide the inconclusive rows.",
+            "\n**Sequential:** {} look(s) of at most {} pairs a scenario, {} pairs in {:.0}s of a {:.0}s budget{}. About {:.0}s more would likely decide the inconclusive rows.",
             q.looks,
+            q.horizon,
             q.pairs,
             q.spent_s,
             q.budget_s,

@@ -20,8 +20,11 @@ use crate::model::{Better, CompareEntry, CompareVerdict};
 
 /// Growth of the pairs from one look to the next.
 const GROWTH: f64 = 1.5;
-/// Default horizon: at most this many pairs for one scenario (or the first batch, if larger).
+/// The least horizon: at most this many pairs for one scenario when the budget holds no more
+/// (or the first batch, if larger).
 pub(crate) const DEFAULT_HORIZON: usize = 60;
+/// The largest horizon a long budget buys: beyond it the first looks' alpha shrinks for little.
+pub(crate) const MAX_HORIZON: usize = 240;
 /// A scenario whose pairs-needed estimate exceeds this multiple of the horizon gets no more pairs:
 /// the budget goes to the scenarios it can decide.
 const OUT_OF_REACH: usize = 3;

@@ -39,7 +39,11 @@ struct Outcome {
 }
 
 fn simulate(seed: u64, trials: usize, shape: Shape, shift: f64, margin: f64) -> Outcome {
-    let plan = Plan { first: 10, horizon: 60 };
+    simulate_to(60, seed, trials, shape, shift, margin)
+}
+
+fn simulate_to(horizon: usize, seed: u64, trials: usize, shape: Shape, shift: f64, margin: f64) -> Outcome {
+    let plan = Plan { first: 10, horizon };
     let config = AnalysisConfig {
         floor: DEFAULT_NOISE_FLOOR.min(margin),
         margin,
@@ -125,4 +129,42 @@ fn peeking_after_every_batch_keeps_false_verdicts_at_or_below_alpha() {
         found.mean_pairs
     );
     assert!(found.regressed as f64 / 150.0 > 0.5 && found.improved == 0);
+}
+
+/// Claim: the horizon a long budget buys (240 pairs) keeps false regressed/improved verdicts at or
+/// below 5% (the alphas still sum to 0.05), and decides `unchanged` more often than horizon 60 on
+/// the noisier shape, where horizon 60 gives most scenarios up.
+#[test]
+fn a_longer_horizon_stays_valid_and_decides_more() {
+    let trials = 300;
+    let noisy = Shape {
+        between: 0.10,
+        jump: 0.15,
+        ..MEASURED
+    };
+    for (label, shape, seed) in [("measured", MEASURED, 71), ("noisier", noisy, 72)] {
+        let sig = simulate_to(240, seed, trials, shape, 0.0, 0.0);
+        let long = simulate_to(240, seed + 100, trials, shape, 0.0, DEFAULT_MARGIN);
+        let short = simulate_to(60, seed + 100, trials, shape, 0.0, DEFAULT_MARGIN);
+        let rate = |k: usize| k as f64 / trials as f64;
+        eprintln!(
+            "A/A {label}, horizon 240, {trials} scenarios: margin 0: false {:.4}; margin 5%: false {:.4}, unchanged {:.3} \
+             (horizon 60: {:.3}), mean pairs {:.1}",
+            rate(sig.regressed + sig.improved),
+            rate(long.regressed + long.improved),
+            rate(long.unchanged),
+            rate(short.unchanged),
+            long.mean_pairs
+        );
+        for k in [sig.regressed + sig.improved, long.regressed + long.improved] {
+            let upper = clopper_pearson_upper(k as u64, trials as u64, 0.95);
+            assert!(upper <= 0.05 || rate(k) <= 0.03, "false verdicts {k} of {trials}, upper {upper}");
+        }
+        assert!(
+            long.unchanged >= short.unchanged,
+            "{label}: {} < {}",
+            long.unchanged,
+            short.unchanged
+        );
+    }
 }

@@ -153,6 +153,9 @@ pub struct SequentialRun {
     pub cut_by_budget: Vec<String>,
     /// More seconds that would likely (80%) decide the inconclusive rows, at the measured pair cost.
     pub seconds_to_decide_rest: f64,
+    /// The most pairs a scenario could get, sized to the budget after the pilot.
+    #[serde(default)]
+    pub horizon: usize,
 }
 
 /// Metadata of one comparison: `compare-run.json`.
