@@ -12,7 +12,7 @@
 //! Relative order inside a failing prefix is kept, so a cleaner that ran before the polluter in
 //! the original failing run stays before it and cannot mask a bisection step.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 
 use super::probe::{Observation, Prober, Purpose};
 use crate::errors::Error;
@@ -41,6 +41,8 @@ pub struct Localized {
     pub evidence: Vec<Evidence>,
     /// Processes spent.
     pub runs: usize,
+    /// `--budget` was spent before the search finished.
+    pub cut: bool,
 }
 
 struct Probe {
@@ -56,12 +58,22 @@ struct Probe {
 pub struct Localizer<'p, 'a> {
     prober: &'p mut Prober<'a>,
     next_seed: u64,
+    /// Every observation of every scenario in the processes run since the last
+    /// [`Localizer::take_seen`]: later verdicts reuse them.
+    seen: Vec<Observation>,
+    /// The budget stopped a probe.
+    cut: bool,
 }
 
 impl<'p, 'a> Localizer<'p, 'a> {
     /// Probes through `prober`; libtest shuffle seeds start from `seed`.
     pub fn new(prober: &'p mut Prober<'a>, seed: u64) -> Self {
-        Localizer { prober, next_seed: seed }
+        Localizer {
+            prober,
+            next_seed: seed,
+            seen: Vec::new(),
+            cut: false,
+        }
     }
 
     /// The prober, for runs outside a search.
@@ -69,10 +81,29 @@ impl<'p, 'a> Localizer<'p, 'a> {
         self.prober
     }
 
+    /// One localization process, its observations kept for reuse; `None` when the budget is
+    /// spent (nothing ran).
+    pub fn run(&mut self, names: &[String], seed: Option<u64>, kind: EvidenceKind) -> Result<Option<Vec<Observation>>, Error> {
+        if self.prober.spent() {
+            self.cut = true;
+            return Ok(None);
+        }
+        let obs = self.prober.run_once(names, seed, kind, Purpose::Localization)?;
+        self.seen.extend(obs.iter().filter(|o| o.ran()).cloned());
+        Ok(Some(obs))
+    }
+
+    /// The observations of the processes run since the last call.
+    pub fn take_seen(&mut self) -> Vec<Observation> {
+        std::mem::take(&mut self.seen)
+    }
+
     /// Find every culprit of `effect` on `target`, starting from its shared observations, then
-    /// the cleaners that mask each.
-    pub fn localize_all(&mut self, target: &str, shared: &[&Observation], effect: Effect) -> Result<Localized, Error> {
+    /// the cleaners that mask each. `known`: culprits already confirmed for other scenarios; one
+    /// that preceded a flip is confirmed by pair runs first, without a bisection.
+    pub fn localize_all(&mut self, target: &str, shared: &[&Observation], effect: Effect, known: &[String]) -> Result<Localized, Error> {
         let before = self.prober.counts.total;
+        self.cut = false;
         let mut out = Localized::default();
         // Scenarios that preceded the target without the effect: not culprits, unless a cleaner
         // masked them, so they are only pruned on a first try that is checked by a run.
@@ -85,15 +116,25 @@ impl<'p, 'a> Localizer<'p, 'a> {
         // Flips that no ordering explains (every scenario before them also preceded the target
         // harmlessly) are most likely noise: try the others first, shortest first.
         sources.sort_by_key(|o| (o.prefix.iter().all(|p| innocent.contains(p)), o.prefix.len()));
+        // A culprit of another scenario that preceded a flip: two pair runs instead of a search.
+        for k in known {
+            let before_flip = sources.iter().any(|o| o.prefix.contains(k));
+            if before_flip && !innocent.contains(k) && !out.culprits.contains(k) && !self.cut {
+                if let Some(p) = self.find_one(None, target, vec![k.clone()], true, effect, &mut out.evidence)? {
+                    out.culprits.push(p);
+                }
+            }
+        }
         for (i, src) in sources.iter().take(MAX_SOURCES).enumerate() {
             if i > 0 && src.prefix.iter().any(|p| out.culprits.contains(p)) {
-                continue; // explained by a culprit already found
+                continue; // explained by a culprit already found (the first flip's other candidates are still searched)
             }
             self.culprits_of(src, target, &innocent, effect, &mut out)?;
         }
         self.culprits_together(&sources, target, &innocent, effect, &mut out)?;
         self.cleaners(shared, target, effect, &mut out)?;
         out.runs = self.prober.counts.total - before;
+        out.cut = self.cut;
         Ok(out)
     }
 
@@ -142,7 +183,7 @@ impl<'p, 'a> Localizer<'p, 'a> {
         while out.culprits.len() < MAX_CULPRITS {
             let mut extra: Vec<String> = Vec::new();
             for src in sources {
-                for p in &src.prefix {
+                for p in src.prefix.iter() {
                     if !out.culprits.contains(p) && !innocent.contains(p) && !extra.contains(p) {
                         extra.push(p.clone());
                     }
@@ -215,6 +256,9 @@ impl<'p, 'a> Localizer<'p, 'a> {
             }
             let t: Vec<String> = if known { c[..c.len().div_ceil(2)].to_vec() } else { c.clone() };
             let p = self.probe(anchor, &t, target, evidence)?;
+            if self.cut {
+                return Ok(None);
+            }
             c.retain(|x| !p.crashed.contains(x));
             let Some(obs) = p.target else { continue };
             if p.between.is_empty() {
@@ -237,6 +281,9 @@ impl<'p, 'a> Localizer<'p, 'a> {
         for _ in 0..CONFIRM_RUNS - usize::from(confirmed) {
             confirmed = false;
             let p = self.probe(anchor, std::slice::from_ref(&cand), target, evidence)?;
+            if self.cut {
+                return Ok(None);
+            }
             let ok = p.between == [cand.clone()] && p.target.as_ref().is_some_and(effect);
             if let Some(last) = evidence.last_mut() {
                 last.kind = EvidenceKind::Confirm;
@@ -256,17 +303,16 @@ impl<'p, 'a> Localizer<'p, 'a> {
 
     /// Run `anchor`, then `t`, then `target`, as nearly as the target allows.
     fn probe(&mut self, anchor: Option<&str>, t: &[String], target: &str, evidence: &mut Vec<Evidence>) -> Result<Probe, Error> {
+        let in_t: HashSet<&str> = t.iter().map(String::as_str).collect();
         let mut set: Vec<String> = anchor.map(str::to_owned).into_iter().collect();
         set.extend(t.iter().cloned());
         set.push(target.to_owned());
         let attempts: Vec<Option<u64>> = if self.prober.target().honours_order() {
             vec![None]
         } else {
-            let mut sorted = set.clone();
-            sorted.sort();
             let mut a = Vec::new();
             // Name order is known in advance: only run it when it puts candidates before the target.
-            if arranged(&sorted, anchor, t, target) {
+            if arranged(anchor, t, target) {
                 a.push(None);
             }
             a.extend((0..MAX_SEED_TRIES).map(|_| {
@@ -281,7 +327,9 @@ impl<'p, 'a> Localizer<'p, 'a> {
             crashed: vec![],
         };
         for seed in attempts {
-            let obs = self.prober.run_once(&set, seed, EvidenceKind::Localize, Purpose::Localization)?;
+            let Some(obs) = self.run(&set, seed, EvidenceKind::Localize)? else {
+                break;
+            };
             let executed: Vec<String> = obs.iter().filter(|o| o.ran()).map(|o| o.name.clone()).collect();
             let tgt = obs.iter().find(|o| o.name == target && o.ran()).cloned();
             let crashed: Vec<String> = obs
@@ -297,7 +345,7 @@ impl<'p, 'a> Localizer<'p, 'a> {
                         Some(a) => o.prefix.iter().position(|x| x == a).map(|i| i + 1),
                         None => Some(0),
                     };
-                    from.map(|f| o.prefix[f..].iter().filter(|x| t.contains(x)).cloned().collect())
+                    from.map(|f| o.prefix[f..].iter().filter(|x| in_t.contains(x.as_str())).cloned().collect())
                         .unwrap_or_default()
                 }
                 None => vec![],
@@ -326,11 +374,8 @@ impl<'p, 'a> Localizer<'p, 'a> {
 }
 
 /// Whether name order runs the anchor, then at least one of `t`, then the target.
-fn arranged(sorted: &[String], anchor: Option<&str>, t: &[String], target: &str) -> bool {
-    let pos = |n: &str| sorted.iter().position(|x| x == n);
-    let tp = pos(target).unwrap_or(0);
-    let ap = anchor.and_then(pos);
-    t.iter().filter_map(|x| pos(x)).any(|p| p < tp && ap.is_none_or(|a| a < p))
+fn arranged(anchor: Option<&str>, t: &[String], target: &str) -> bool {
+    t.iter().any(|x| x.as_str() < target && anchor.is_none_or(|a| a < x.as_str()))
 }
 
 fn confirm_detail(anchor: Option<&str>, culprit: &str, target: &str, outcome: &str) -> String {

@@ -191,6 +191,7 @@ mod tests {
             value_shifts: vec![],
             reproduce: None,
             mechanism: vec![],
+            would_decide: vec![],
         }
     }
 

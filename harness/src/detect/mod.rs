@@ -18,16 +18,20 @@
 
 pub(crate) mod classify;
 mod command;
+pub(crate) mod coverage;
 pub(crate) mod footprint;
+pub(crate) mod gather;
 pub(crate) mod hazards;
 pub(crate) mod localize;
 pub(crate) mod mechanism;
 pub(crate) mod pipeline;
+pub(crate) mod pool;
 pub(crate) mod preload;
 pub(crate) mod probe;
 pub(crate) mod report;
 pub(crate) mod reproduce;
 pub(crate) mod schedule;
+pub(crate) mod settle;
 #[cfg(any(test, feature = "test-support"))]
 pub(crate) mod simulate;
 pub(crate) mod subject;

@@ -1,17 +1,19 @@
-//! Detect's third phase: each scenario's verdict (with more isolated runs for candidates and
-//! flaky ones), localization of culprits and cleaners, and measured values in-suite against
-//! isolated, confirmed on fresh runs.
+//! Detect's third phase: each scenario's verdict (after the extra isolated runs of those that
+//! failed somewhere: [`super::settle`]), localization of culprits and cleaners (a culprit found
+//! for one scenario is tried first for the next), and measured values in-suite against
+//! isolated, confirmed on fresh runs. What the budget left undecided is `unknown`.
 
 use std::collections::BTreeMap;
 
-use super::classify::{CANDIDATE_ISOLATED, FLAKY_MIN_RUNS, Initial, failure_rate};
+use super::classify::{Initial, failure_rate};
 use super::hazards::hazards;
 use super::localize::{Localized, Localizer};
-use super::pipeline::{GroupRuns, PendingShift, classify, run_isolated};
-use super::probe::{Observation, Prober, Purpose};
+use super::pipeline::{GroupRuns, PendingShift, classify};
+use super::probe::{Observation, Prober};
+use super::settle::{extra_isolated, undecided};
 use super::values::{ALPHA, Baseline, ShiftTest, shift_test};
 use crate::errors::Error;
-use crate::model::{DetectEntry, Evidence, EvidenceKind, OrderVerdict};
+use crate::model::{DetectEntry, Evidence, EvidenceKind, OrderVerdict, WouldDecide};
 
 /// Fresh (culprit, scenario) pairs and alone runs, each, behind a reported value shift.
 const CONFIRM_VALUE_PAIRS: usize = 8;
@@ -19,8 +21,11 @@ const CONFIRM_VALUE_PAIRS: usize = 8;
 /// Shared runs outside the screening band needed before a value shift is localized.
 const MIN_SHIFTED_RUNS: usize = 2;
 
-/// Fresh runs behind a value-shift culprit, by (culprit, scenario): alone, and after it.
-type ConfirmCache = BTreeMap<(String, String), (Vec<Observation>, Vec<Observation>)>;
+/// Fresh runs of a scenario: alone, and after a value-shift culprit.
+type ConfirmRuns = (Vec<Observation>, Vec<Observation>);
+
+/// Fresh runs behind a value-shift culprit, by (culprit, scenario).
+type ConfirmCache = BTreeMap<(String, String), ConfirmRuns>;
 
 /// Every scenario's entry; value comparisons go to `pending` (entry indices from `first`).
 pub(super) fn judge_all(
@@ -30,44 +35,72 @@ pub(super) fn judge_all(
     first: usize,
     pending: &mut Vec<PendingShift>,
 ) -> Result<Vec<DetectEntry>, Error> {
+    let cut = extra_isolated(prober, runs)?;
     let mut loc = Localizer::new(prober, seed.wrapping_mul(0x9e37_79b9).wrapping_add(1));
     let mut entries: Vec<DetectEntry> = Vec::new();
     let mut cache = ConfirmCache::new();
+    let mut known = Known::default();
     for name in runs.names.clone() {
-        let mut entry = judge(&mut loc, runs, &name)?;
+        let would = undecided(runs, &name, &cut);
+        let mut entry = if would.is_empty() {
+            judge(&mut loc, runs, &name, &mut known)?
+        } else {
+            unknown(runs, &name, would)
+        };
+        runs.absorb(loc.take_seen());
         if runs.is_measure(&name) {
             let index = first + entries.len();
             value_shifts(&mut loc, runs, &name, &mut entry, &mut cache, index, pending)?;
+            runs.absorb(loc.take_seen());
         }
         entries.push(entry);
     }
     Ok(entries)
 }
 
-/// The verdict state after the extra isolated runs a candidate or a flaky scenario gets.
-fn settle(loc: &mut Localizer<'_, '_>, runs: &mut GroupRuns, name: &str) -> Result<Initial, Error> {
-    let mut state = classify(&runs.iso[name], &runs.shared[name]);
-    if matches!(state, Initial::VictimCandidate | Initial::BrittleCandidate) {
-        // Candidates get more isolated runs before they are called order-dependent.
-        while runs.iso[name].len() < CANDIDATE_ISOLATED && runs.iso[name].iter().all(|o| o.failed() == runs.iso[name][0].failed()) {
-            run_isolated(loc.prober(), name, &mut runs.iso)?;
-        }
-        state = classify(&runs.iso[name], &runs.shared[name]);
+/// Culprits confirmed so far in this group: a later scenario that flipped after one of them
+/// tries it first, by pair runs, instead of bisecting again.
+#[derive(Default)]
+struct Known {
+    polluters: Vec<String>,
+    setters: Vec<String>,
+}
+
+/// An entry the budget left undecided: what was seen, and the runs that would decide it.
+fn unknown(runs: &GroupRuns, name: &str, would: Vec<WouldDecide>) -> DetectEntry {
+    let (iso, shared) = (&runs.iso[name], &runs.shared[name]);
+    let mut entry = empty_entry(name, OrderVerdict::Unknown);
+    entry.evidence = evidence(name, OrderVerdict::Unknown, iso, shared, &Localized::default(), None);
+    entry.would_decide = would;
+    entry
+}
+
+fn empty_entry(name: &str, verdict: OrderVerdict) -> DetectEntry {
+    DetectEntry {
+        name: name.to_owned(),
+        binary: None,
+        package: None,
+        verdict,
+        polluters: vec![],
+        state_setters: vec![],
+        cleaners: vec![],
+        failure_rate: None,
+        evidence: vec![],
+        hazards: vec![],
+        value_shifts: vec![],
+        reproduce: None,
+        mechanism: vec![],
+        would_decide: vec![],
     }
-    if state == Initial::Flaky {
-        while runs.iso[name].len() + runs.shared[name].len() < FLAKY_MIN_RUNS {
-            run_isolated(loc.prober(), name, &mut runs.iso)?;
-        }
-    }
-    Ok(state)
 }
 
 /// One scenario's entry: verdict, culprits, cleaners, evidence, hazards.
-fn judge(loc: &mut Localizer<'_, '_>, runs: &mut GroupRuns, name: &str) -> Result<DetectEntry, Error> {
-    let state = settle(loc, runs, name)?;
+fn judge(loc: &mut Localizer<'_, '_>, runs: &mut GroupRuns, name: &str, known: &mut Known) -> Result<DetectEntry, Error> {
+    let state = classify(&runs.iso[name], &runs.shared[name]);
     let sh: Vec<&Observation> = runs.shared[name].iter().collect();
     let mut localized = Localized::default();
     let mut note = None;
+    let mut would = Vec::new();
     let verdict = match state {
         Initial::Pass => OrderVerdict::Pass,
         Initial::Fail => OrderVerdict::Fail,
@@ -75,49 +108,65 @@ fn judge(loc: &mut Localizer<'_, '_>, runs: &mut GroupRuns, name: &str) -> Resul
         Initial::VictimCandidate | Initial::BrittleCandidate => {
             let victim = state == Initial::VictimCandidate;
             let effect = move |o: &Observation| o.ran() && o.failed() == victim;
-            localized = loc.localize_all(name, &sh, &effect)?;
-            let dependent = if localized.culprits.is_empty() {
+            let hints = if victim { &known.polluters } else { &known.setters };
+            localized = loc.localize_all(name, &sh, &effect, hints)?;
+            let dependent = if localized.cut {
+                None
+            } else if localized.culprits.is_empty() {
                 let reproduced = reproduce(loc, name, &sh, &effect, &mut localized)?;
-                note = Some(if reproduced {
-                    "order-dependent (the flipping order reproduces) but no single culprit was confirmed"
-                } else {
-                    "the flipping order did not reproduce: no ordering cause"
+                note = Some(match reproduced {
+                    Some(true) => "order-dependent (the flipping order reproduces) but no single culprit was confirmed",
+                    Some(false) => "the flipping order did not reproduce: no ordering cause",
+                    None => "",
                 });
                 reproduced
             } else {
-                true
+                Some(true)
             };
             match (dependent, victim) {
-                (false, _) => OrderVerdict::Flaky,
-                (true, true) => OrderVerdict::Victim,
-                (true, false) => OrderVerdict::Brittle,
+                (None, _) => {
+                    would.push(super::settle::would_localize(&sh, victim));
+                    OrderVerdict::Unknown
+                }
+                (Some(false), _) => OrderVerdict::Flaky,
+                (Some(true), true) => OrderVerdict::Victim,
+                (Some(true), false) => OrderVerdict::Brittle,
             }
         }
     };
     let (iso, shared) = (&runs.iso[name], &runs.shared[name]);
     let all: Vec<&Observation> = iso.iter().chain(shared.iter()).collect();
-    let mut entry = DetectEntry {
-        name: name.to_owned(),
-        binary: None,
-        package: None,
-        verdict,
-        polluters: vec![],
-        state_setters: vec![],
-        cleaners: localized.cleaners.clone(),
-        failure_rate: (verdict == OrderVerdict::Flaky).then(|| failure_rate(&all)),
-        evidence: evidence(name, verdict, iso, shared, &localized, note),
-        hazards: if loc.prober().target().observes_env() {
-            hazards(&all)
-        } else {
-            vec![]
-        },
-        value_shifts: vec![],
-        reproduce: None,
-        mechanism: vec![],
-    };
+    let mut entry = empty_entry(name, verdict);
+    entry.cleaners = localized.cleaners.clone();
+    entry.failure_rate = (verdict == OrderVerdict::Flaky).then(|| failure_rate(&all));
+    entry.evidence = evidence(name, verdict, iso, shared, &localized, note.filter(|n| !n.is_empty()));
+    if loc.prober().target().observes_env() {
+        entry.hazards = hazards(&all);
+    }
+    entry.would_decide = would;
     match verdict {
-        OrderVerdict::Victim => entry.polluters = localized.culprits,
-        OrderVerdict::Brittle => entry.state_setters = localized.culprits,
+        OrderVerdict::Victim => {
+            known.polluters.extend(
+                localized
+                    .culprits
+                    .iter()
+                    .filter(|c| !known.polluters.contains(c))
+                    .cloned()
+                    .collect::<Vec<_>>(),
+            );
+            entry.polluters = localized.culprits;
+        }
+        OrderVerdict::Brittle => {
+            known.setters.extend(
+                localized
+                    .culprits
+                    .iter()
+                    .filter(|c| !known.setters.contains(c))
+                    .cloned()
+                    .collect::<Vec<_>>(),
+            );
+            entry.state_setters = localized.culprits;
+        }
         _ => {}
     }
     Ok(entry)
@@ -135,14 +184,18 @@ fn value_shifts(
     index: usize,
     pending: &mut Vec<PendingShift>,
 ) -> Result<(), Error> {
-    let sh: Vec<&Observation> = runs.shared[name].iter().collect();
+    // In-suite values come from the schedules (a localization run is arranged, not sampled).
+    let sh: Vec<&Observation> = runs.shared[name]
+        .iter()
+        .filter(|o| matches!(o.kind, EvidenceKind::Order | EvidenceKind::Reverse | EvidenceKind::Shuffle))
+        .collect();
     let iso_refs: Vec<&Observation> = runs.iso[name].iter().collect();
     for b in Baseline::from_isolated(&iso_refs) {
         let mut culprits = vec![];
         let mut fresh = None;
-        if sh.iter().filter(|o| b.shifted(o)).count() >= MIN_SHIFTED_RUNS {
+        if sh.iter().filter(|o| b.shifted(o)).count() >= MIN_SHIFTED_RUNS && !loc.prober().spent() {
             let effect = |o: &Observation| b.shifted(o);
-            let found = loc.localize_all(name, &sh, &effect)?;
+            let found = loc.localize_all(name, &sh, &effect, &[])?;
             entry.evidence.extend(found.evidence.iter().cloned().map(|mut e| {
                 e.detail = format!("{} (value of {})", e.detail, b.metric);
                 e
@@ -180,7 +233,9 @@ fn confirm_culprits(
     for c in candidates {
         let key = (c.clone(), name.to_owned());
         if !cache.contains_key(&key) {
-            let runs = confirm_runs(loc.prober(), c, name)?;
+            let Some(runs) = confirm_runs(loc, c, name)? else {
+                break; // the budget is spent
+            };
             cache.insert(key.clone(), runs);
         }
         let (alone, after) = &cache[&key];
@@ -200,33 +255,40 @@ fn confirm_culprits(
     Ok((culprits, fresh))
 }
 
-/// [`CONFIRM_VALUE_PAIRS`] of (culprit then `name`) and (`name` alone), interleaved.
-fn confirm_runs(prober: &mut Prober<'_>, culprit: &str, name: &str) -> Result<(Vec<Observation>, Vec<Observation>), Error> {
+/// [`CONFIRM_VALUE_PAIRS`] of (culprit then `name`) and (`name` alone), interleaved; `None`
+/// when the budget ran out first.
+fn confirm_runs(loc: &mut Localizer<'_, '_>, culprit: &str, name: &str) -> Result<Option<ConfirmRuns>, Error> {
     let (mut alone, mut after) = (Vec::new(), Vec::new());
     let pair = [culprit.to_owned(), name.to_owned()];
     for _ in 0..CONFIRM_VALUE_PAIRS {
-        let obs = prober.run_once(&pair, None, EvidenceKind::Confirm, Purpose::Localization)?;
+        let Some(obs) = loc.run(&pair, None, EvidenceKind::Confirm)? else {
+            return Ok(None);
+        };
         after.extend(obs.into_iter().filter(|o| o.name == name));
-        let obs = prober.run_once(&pair[1..], None, EvidenceKind::Isolated, Purpose::Localization)?;
+        let Some(obs) = loc.run(&pair[1..], None, EvidenceKind::Isolated)? else {
+            return Ok(None);
+        };
         alone.extend(obs.into_iter().filter(|o| o.name == name));
     }
-    Ok((alone, after))
+    Ok(Some((alone, after)))
 }
 
-/// Re-run the shortest flipping order once: does the flip come back?
+/// Re-run the shortest flipping order once: does the flip come back? `None` when the budget
+/// ran out first.
 fn reproduce(
     loc: &mut Localizer<'_, '_>,
     name: &str,
     shared: &[&Observation],
     effect: &dyn Fn(&Observation) -> bool,
     localized: &mut Localized,
-) -> Result<bool, Error> {
+) -> Result<Option<bool>, Error> {
     let Some(src) = shared.iter().filter(|o| effect(o)).min_by_key(|o| o.prefix.len()) else {
-        return Ok(false);
+        return Ok(Some(false));
     };
-    let prober = loc.prober();
-    let seed = if prober.target().honours_order() { None } else { src.seed };
-    let obs = prober.run_once(&src.order(), seed, EvidenceKind::Localize, Purpose::Localization)?;
+    let seed = if loc.prober().target().honours_order() { None } else { src.seed };
+    let Some(obs) = loc.run(&src.order(), seed, EvidenceKind::Localize)? else {
+        return Ok(None);
+    };
     localized.runs += 1;
     let again = obs.iter().find(|o| o.name == name);
     let ok = again.is_some_and(effect);
@@ -241,7 +303,7 @@ fn reproduce(
         ),
         message: again.and_then(Observation::message),
     });
-    Ok(ok)
+    Ok(Some(ok))
 }
 
 fn evidence(
@@ -267,7 +329,24 @@ fn evidence(
             message: first_message(iso, status),
         });
     }
-    if matches!(verdict, OrderVerdict::Pass | OrderVerdict::Fail) {
+    if verdict == OrderVerdict::Flaky {
+        let ran = |v: &[Observation]| v.iter().filter(|o| o.ran()).count();
+        let failed = iso.iter().chain(shared).filter(|o| o.ran() && o.failed()).count();
+        ev.push(Evidence {
+            kind: EvidenceKind::Isolated,
+            order: vec![name.to_owned()],
+            seed: None,
+            outcome: "failed".into(),
+            detail: format!(
+                "failure rate over every run of it: {failed} of {} failed ({} alone, {} in shared processes)",
+                ran(iso) + ran(shared),
+                ran(iso),
+                ran(shared)
+            ),
+            message: None,
+        });
+    }
+    if matches!(verdict, OrderVerdict::Pass | OrderVerdict::Fail | OrderVerdict::Unknown) {
         let mut by: BTreeMap<&'static str, usize> = BTreeMap::new();
         for o in shared {
             *by.entry(o.outcome.status().as_str()).or_default() += 1;
@@ -278,7 +357,10 @@ fn evidence(
                 order: vec![],
                 seed: None,
                 outcome: status.to_owned(),
-                detail: format!("{k} of {} shared runs (schedules in detect-run.json)", shared.len()),
+                detail: format!(
+                    "{k} of {} shared runs (schedules in detect-run.json, and localization runs of others)",
+                    shared.len()
+                ),
                 message: first_message(shared, status),
             });
         }

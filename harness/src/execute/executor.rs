@@ -3,7 +3,7 @@
 //! measurements), turns the [`ProcessResult`] into one [`RunRecord`] per scenario and emits
 //! [`RunEvent::ProcessStarted`] / [`RunEvent::ProcessFinished`].
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -167,8 +167,10 @@ impl Launch {
     /// result, not the harness's crash.
     pub fn run(self, spawn: impl FnOnce(&TargetRequest) -> io::Result<ProcessResult>) -> Vec<RunRecord> {
         let started_ms = self.clock_start.elapsed().as_secs_f64() * 1e3;
+        // By name, so a shared process of thousands of scenarios is not matched quadratically.
+        let asked: HashMap<&str, &JobScenario> = self.job.scenarios.iter().map(|s| (s.name.as_str(), s)).collect();
         let base = |i: usize, name: &str, outcome: Outcome| {
-            let s = self.job.scenarios.iter().find(|s| s.name == name);
+            let s = asked.get(name);
             RunRecord {
                 run_index: self.index + i,
                 scenario: name.to_owned(),
@@ -189,23 +191,32 @@ impl Launch {
             Ok(result) => {
                 let wall_ns = result.process.wall.as_nanos() as u64;
                 let facts = result.process.facts();
+                // A process of one scenario keeps its output on its record; a shared process
+                // keeps it on the records of scenarios that did not pass (where it may explain
+                // why), not on each of its thousands of passing ones.
+                let shared = self.job.scenarios.len() > 1;
                 let mut records: Vec<RunRecord> = result
                     .results
                     .into_iter()
                     .enumerate()
-                    .map(|(i, r)| RunRecord {
-                        metrics: r.metrics,
-                        env_changes: r.env_changes,
-                        wall_ns,
-                        process: facts.clone(),
-                        stdout: result.process.stdout.clone(),
-                        stderr: result.process.stderr.clone(),
-                        ..base(i, &r.name, r.outcome)
+                    .map(|(i, r)| {
+                        let keep = !shared || r.outcome.is_failure();
+                        let output = |s: &String| if keep { s.clone() } else { String::new() };
+                        RunRecord {
+                            metrics: r.metrics,
+                            env_changes: r.env_changes,
+                            wall_ns,
+                            process: facts.clone(),
+                            stdout: output(&result.process.stdout),
+                            stderr: output(&result.process.stderr),
+                            ..base(i, &r.name, r.outcome)
+                        }
                     })
                     .collect();
                 // A target that returned fewer results than names: the rest never ran.
+                let returned: HashSet<String> = records.iter().map(|r| r.scenario.clone()).collect();
                 for s in &self.job.scenarios {
-                    if !records.iter().any(|r| r.scenario == s.name) {
+                    if !returned.contains(&s.name) {
                         records.push(base(records.len(), &s.name, Outcome::NotRun));
                     }
                 }

@@ -17,8 +17,8 @@ mod summarize;
 
 pub use compare::{CalibrationEntry, CompareEntry, CompareRun, CompareVerdict, NoiseSources, NullControl, SequentialRun, SideStats};
 pub use detect::{
-    DETECT_FORMAT_VERSION, DetectEntry, DetectRun, Evidence, EvidenceKind, FailureRate, Mechanism, MechanismKind, OrderVerdict, RunCounts,
-    ScheduleRecord, ValueShift,
+    DETECT_FORMAT_VERSION, DetectEntry, DetectRun, Evidence, EvidenceKind, FailureRate, Mechanism, MechanismKind, OrderVerdict,
+    PhaseRecord, RunCounts, ScheduleRecord, ValueShift, WouldDecide,
 };
 pub use host::{GpuState, HostInfo};
 pub use listed::Listed;

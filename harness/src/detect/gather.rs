@@ -1,0 +1,252 @@
+//! Detect's first two phases as one pool of processes ([`Gather`], a [`Plan`]): each scenario
+//! alone (once by default) and the shared orders (original, reverse, K shuffles), side by side.
+//! The original order goes first, so the longest process starts at once and the isolated runs
+//! fill the other cores; the other orders follow the isolated runs, so a scenario that hung
+//! alone is left out of them. A shared order that a scenario ends (crash, hang) continues in a
+//! new process at once; when everything has finished, shuffles are topped up (over the
+//! scenarios still in an unseen ordered pair) until every ordered pair was seen (bounded).
+
+use std::collections::BTreeSet;
+
+use super::coverage::{Missing, PairCoverage};
+use super::pipeline::{DetectConfig, GroupRuns};
+use super::pool::{Plan, Task};
+use super::probe::{Observation, Prober, Purpose, split_ran};
+use super::schedule::{MAX_COVERAGE_SHUFFLES, Schedule, plan, shuffle_schedule, shuffle_seeds};
+use crate::errors::Error;
+use crate::model::{EvidenceKind, ScheduleRecord, Status};
+
+/// Phase names, as the progress display shows them.
+pub const PHASE_ISOLATED: &str = "isolated";
+/// Shared schedules.
+pub const PHASE_SHARED: &str = "shared";
+
+/// Tag of an isolated task (shared tasks carry their schedule's index).
+const ISOLATED: usize = usize::MAX;
+
+/// One planned shared order and what it ran so far.
+struct Order {
+    schedule: Schedule,
+    executed: Vec<String>,
+    started: bool,
+    finished: bool,
+}
+
+/// The plan of the first two phases of one env group.
+pub(super) struct Gather<'r> {
+    runs: &'r mut GroupRuns,
+    orders: Vec<Order>,
+    honours: bool,
+    seed: u64,
+    shuffles: usize,
+    topups: usize,
+    /// Timed out somewhere: left out of shared processes not started yet.
+    hung: BTreeSet<String>,
+    coverage: PairCoverage,
+    enders_known: bool,
+}
+
+impl<'r> Gather<'r> {
+    fn new(runs: &'r mut GroupRuns, honours: bool, seed: u64, shuffles: usize) -> Self {
+        let coverage = PairCoverage::new(&runs.names);
+        let orders = if runs.names.len() > 1 {
+            plan(&runs.names, honours, seed, shuffles)
+                .into_iter()
+                .map(|schedule| Order {
+                    schedule,
+                    executed: Vec::new(),
+                    started: false,
+                    finished: false,
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Gather {
+            runs,
+            orders,
+            honours,
+            seed,
+            shuffles,
+            topups: 0,
+            hung: BTreeSet::new(),
+            coverage,
+            enders_known: false,
+        }
+    }
+
+    fn shared_task(&self, i: usize) -> Task {
+        let s = &self.orders[i].schedule;
+        Task {
+            names: s.order.clone(),
+            seed: s.seed.filter(|_| !self.honours),
+            kind: s.kind,
+            purpose: Purpose::Shared,
+            tag: i,
+        }
+    }
+
+    /// The first queue: the original order, every isolated run (round-robin over the scenarios,
+    /// `reps` each), then the other orders. One at a time (a measurement must run alone), every
+    /// isolated run comes first, as it did before shared orders ran side by side.
+    fn queue(&self, cfg: &DetectConfig, workers: usize) -> Vec<Task> {
+        let reps: Vec<usize> = self.runs.names.iter().map(|n| self.runs.isolated_reps(n, cfg)).collect();
+        let most = reps.iter().copied().max().unwrap_or(0);
+        let mut isolated = Vec::new();
+        for rep in 0..most {
+            for (i, name) in self.runs.names.iter().enumerate() {
+                if reps[i] > rep {
+                    isolated.push(Task {
+                        names: vec![name.clone()],
+                        seed: None,
+                        kind: EvidenceKind::Isolated,
+                        purpose: Purpose::Isolated,
+                        tag: ISOLATED,
+                    });
+                }
+            }
+        }
+        let shared: Vec<Task> = (0..self.orders.len()).map(|i| self.shared_task(i)).collect();
+        let first = usize::from(workers > 1).min(shared.len());
+        shared[..first]
+            .iter()
+            .cloned()
+            .chain(isolated)
+            .chain(shared[first..].iter().cloned())
+            .collect()
+    }
+
+    fn record_shared(&mut self, task: &Task, obs: Vec<Observation>) -> Vec<Task> {
+        let (ran, left) = split_ran(obs, &task.names);
+        let executed: Vec<String> = ran.iter().map(|o| o.name.clone()).collect();
+        self.coverage.add(&executed);
+        let order = &mut self.orders[task.tag];
+        order.executed.extend(executed);
+        for mut o in ran {
+            if o.outcome.status() == Status::TimedOut {
+                self.hung.insert(o.name.clone());
+                self.coverage.leave_out(&o.name);
+            }
+            o.seed = order.schedule.seed;
+            if let Some(v) = self.runs.shared.get_mut(&o.name) {
+                v.push(o);
+            }
+        }
+        if !left.is_empty() && left.len() < task.names.len() {
+            // A scenario ended the process: the rest of the order continues in a new one.
+            vec![Task {
+                names: left,
+                ..task.clone()
+            }]
+        } else {
+            order.finished = true;
+            vec![]
+        }
+    }
+
+    /// Pairs that start with a scenario that ends every process it runs in alone (a crasher)
+    /// are not asked for; nor pairs with one that hung.
+    fn settle_universe(&mut self) {
+        if self.enders_known {
+            return;
+        }
+        self.enders_known = true;
+        let enders: Vec<String> = self.runs.names.iter().filter(|n| self.runs.ends_process(n)).cloned().collect();
+        self.coverage.exclude_first(&enders);
+        for h in &self.hung {
+            self.coverage.leave_out(h);
+        }
+    }
+
+    /// The schedule records, in planned order.
+    fn records(&self) -> Vec<ScheduleRecord> {
+        self.orders
+            .iter()
+            .filter(|o| o.started)
+            .map(|o| ScheduleRecord {
+                kind: o.schedule.kind_name().to_owned(),
+                seed: o.schedule.seed,
+                order: o.executed.clone(),
+                binary: None,
+            })
+            .collect()
+    }
+}
+
+impl Plan for Gather<'_> {
+    fn adjust(&mut self, task: &mut Task) -> bool {
+        if task.tag != ISOLATED {
+            task.names.retain(|n| !self.hung.contains(n));
+            self.orders[task.tag].started = true;
+            if task.names.len() < 2 && self.orders[task.tag].executed.is_empty() {
+                self.orders[task.tag].finished = true;
+                return false;
+            }
+        }
+        !task.names.is_empty()
+    }
+
+    fn done(&mut self, task: Task, observations: Vec<Observation>) -> Vec<Task> {
+        if task.tag != ISOLATED {
+            return self.record_shared(&task, observations);
+        }
+        for o in observations.into_iter().filter(|o| o.name == task.names[0]) {
+            if o.outcome.status() == Status::TimedOut {
+                self.hung.insert(o.name.clone());
+            }
+            if let Some(v) = self.runs.iso.get_mut(&o.name) {
+                v.push(o);
+            }
+        }
+        vec![]
+    }
+
+    /// Everything planned finished: top up with a shuffle while an ordered pair is unseen.
+    fn idle(&mut self) -> Vec<Task> {
+        if self.orders.is_empty() || self.topups >= MAX_COVERAGE_SHUFFLES {
+            return vec![];
+        }
+        self.settle_universe();
+        let universe: Vec<String> = self.runs.names.iter().filter(|n| !self.hung.contains(*n)).cloned().collect();
+        let names = match self.coverage.missing() {
+            Missing::Nothing => return vec![],
+            Missing::Many { .. } => universe,
+            Missing::Pairs { involved, .. } => involved,
+        };
+        let seed = shuffle_seeds(self.seed, 1, self.shuffles + self.topups)[0];
+        self.topups += 1;
+        self.orders.push(Order {
+            schedule: shuffle_schedule(&names, seed, self.honours),
+            executed: Vec::new(),
+            started: false,
+            finished: false,
+        });
+        vec![self.shared_task(self.orders.len() - 1)]
+    }
+}
+
+/// Phases 1 and 2 of one env group: isolated runs and shared orders side by side. Returns the
+/// schedule records; tasks the budget left unstarted are noted in `runs`.
+pub(super) fn gather(prober: &mut Prober<'_>, runs: &mut GroupRuns, cfg: &DetectConfig, seed: u64) -> Result<Vec<ScheduleRecord>, Error> {
+    let honours = prober.target().honours_order();
+    let workers = prober.workers;
+    let mut plan = Gather::new(runs, honours, seed, cfg.shuffles);
+    let queue = plan.queue(cfg, workers);
+    let isolated = queue.iter().filter(|t| t.tag == ISOLATED).count();
+    prober.phase_started(PHASE_ISOLATED, isolated)?;
+    prober.phase_started(PHASE_SHARED, queue.len() - isolated)?;
+    let left = prober.run_pool(queue, &mut plan)?;
+    let records = plan.records();
+    let unseen_orders = plan.orders.iter().any(|o| !o.finished);
+    let coverage = plan.coverage.clone();
+    let hung = plan.hung.clone();
+    drop(plan);
+    runs.cut = !left.is_empty() || (prober.spent() && unseen_orders);
+    runs.unrun = left;
+    runs.coverage = Some(coverage);
+    runs.hung = hung;
+    runs.sort_by_process();
+    prober.phase_finished(PHASE_ISOLATED)?;
+    prober.phase_finished(PHASE_SHARED)?;
+    Ok(records)
+}
