@@ -119,10 +119,13 @@ impl<'p, 'a> Localizer<'p, 'a> {
         // A culprit of another scenario that preceded a flip: two pair runs instead of a search.
         for k in known {
             let before_flip = sources.iter().any(|o| o.prefix.contains(k));
-            if before_flip && !innocent.contains(k) && !out.culprits.contains(k) && !self.cut {
-                if let Some(p) = self.find_one(None, target, vec![k.clone()], true, effect, &mut out.evidence)? {
-                    out.culprits.push(p);
-                }
+            if before_flip
+                && !innocent.contains(k)
+                && !out.culprits.contains(k)
+                && !self.cut
+                && let Some(p) = self.find_one(None, target, vec![k.clone()], true, effect, &mut out.evidence)?
+            {
+                out.culprits.push(p);
             }
         }
         for (i, src) in sources.iter().take(MAX_SOURCES).enumerate() {

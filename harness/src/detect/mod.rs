@@ -49,3 +49,5 @@ pub(crate) use subject::{Exact, Labeled};
 
 #[cfg(test)]
 mod pipeline_tests;
+#[cfg(test)]
+mod schedule_tests;

@@ -172,6 +172,6 @@ mod tests {
         });
         let (now, most) = *held.lock().unwrap();
         assert_eq!(now, 0);
-        assert!(most <= 2 && most >= 1, "{most}");
+        assert!((1..=2).contains(&most), "{most}");
     }
 }

@@ -27,6 +27,7 @@ pub struct SimScenario {
     always_fails: bool,
     measure: Option<(f64, String, f64)>,
     env_var: Option<String>,
+    takes: Option<Duration>,
 }
 
 impl SimScenario {
@@ -80,6 +81,11 @@ impl SimScenario {
     /// Sets an environment variable (a hazard).
     pub fn sets_env(mut self, var: &str) -> Self {
         self.env_var = Some(var.into());
+        self
+    }
+    /// Takes this long whenever it runs (a slow test, for `--budget`).
+    pub fn takes(mut self, d: Duration) -> Self {
+        self.takes = Some(d);
         self
     }
 }
@@ -204,7 +210,8 @@ impl OrderTarget for SimTarget {
                 results.push(result(name, Outcome::NotRun, vec![], vec![]));
                 continue;
             }
-            let Some(s) = self.scenarios.iter().find(|s| &s.name == name) else {
+            let found = self.scenarios.binary_search_by(|s| s.name.as_str().cmp(name)).ok();
+            let Some(s) = found.map(|i| &self.scenarios[i]) else {
                 results.push(result(
                     name,
                     Outcome::Failed {
@@ -227,6 +234,9 @@ impl OrderTarget for SimTarget {
                     vec![],
                 ));
                 continue;
+            }
+            if let Some(d) = s.takes {
+                std::thread::sleep(d);
             }
             results.push(self.simulate(s, &mut flags));
         }

@@ -265,7 +265,7 @@ fn read_all(file: &mut File) -> Vec<u8> {
 /// The head and the tail of `bytes`, [`KEEP_BYTES`] each, lossily decoded.
 fn kept(bytes: &[u8]) -> String {
     if bytes.len() <= 2 * KEEP_BYTES {
-        return String::from_utf8_lossy(&bytes).into_owned();
+        return String::from_utf8_lossy(bytes).into_owned();
     }
     let dropped = bytes.len() - 2 * KEEP_BYTES;
     format!(
