@@ -4,7 +4,8 @@
 //! fill the other cores; the other orders follow the isolated runs, so a scenario that hung
 //! alone is left out of them. A shared order that a scenario ends (crash, hang) continues in a
 //! new process at once; when everything has finished, shuffles are topped up (over the
-//! scenarios still in an unseen ordered pair) until every ordered pair was seen (bounded).
+//! scenarios still in an unseen ordered pair, up to one per core at a time) until every ordered
+//! pair was seen (bounded).
 
 use std::collections::BTreeSet;
 
@@ -44,10 +45,12 @@ pub(super) struct Gather<'r> {
     hung: BTreeSet<String>,
     coverage: PairCoverage,
     enders_known: bool,
+    /// Processes side by side.
+    workers: usize,
 }
 
 impl<'r> Gather<'r> {
-    fn new(runs: &'r mut GroupRuns, honours: bool, seed: u64, shuffles: usize) -> Self {
+    fn new(runs: &'r mut GroupRuns, honours: bool, seed: u64, shuffles: usize, workers: usize) -> Self {
         let coverage = PairCoverage::new(&runs.names);
         let orders = if runs.names.len() > 1 {
             plan(&runs.names, honours, seed, shuffles)
@@ -72,6 +75,7 @@ impl<'r> Gather<'r> {
             hung: BTreeSet::new(),
             coverage,
             enders_known: false,
+            workers,
         }
     }
 
@@ -208,20 +212,26 @@ impl Plan for Gather<'_> {
         }
         self.settle_universe();
         let universe: Vec<String> = self.runs.names.iter().filter(|n| !self.hung.contains(*n)).cloned().collect();
-        let names = match self.coverage.missing() {
+        // Each shuffle shows a given unseen pair with probability 1/2 (1/3 with a crasher
+        // between), so about log2(unseen) more are needed: up to one per worker go at once.
+        let (names, wanted) = match self.coverage.missing() {
             Missing::Nothing => return vec![],
-            Missing::Many { .. } => universe,
-            Missing::Pairs { involved, .. } => involved,
+            Missing::Many { .. } => (universe, self.workers),
+            Missing::Pairs { involved, count } => (involved, (usize::BITS - count.leading_zeros()) as usize),
         };
-        let seed = shuffle_seeds(self.seed, 1, self.shuffles + self.topups)[0];
-        self.topups += 1;
-        self.orders.push(Order {
-            schedule: shuffle_schedule(&names, seed, self.honours),
-            executed: Vec::new(),
-            started: false,
-            finished: false,
-        });
-        vec![self.shared_task(self.orders.len() - 1)]
+        let batch = wanted.clamp(1, self.workers).min(MAX_COVERAGE_SHUFFLES - self.topups);
+        let seeds = shuffle_seeds(self.seed, batch, self.shuffles + self.topups);
+        self.topups += batch;
+        let first = self.orders.len();
+        for seed in seeds {
+            self.orders.push(Order {
+                schedule: shuffle_schedule(&names, seed, self.honours),
+                executed: Vec::new(),
+                started: false,
+                finished: false,
+            });
+        }
+        (first..self.orders.len()).map(|i| self.shared_task(i)).collect()
     }
 }
 
@@ -230,7 +240,7 @@ impl Plan for Gather<'_> {
 pub(super) fn gather(prober: &mut Prober<'_>, runs: &mut GroupRuns, cfg: &DetectConfig, seed: u64) -> Result<Vec<ScheduleRecord>, Error> {
     let honours = prober.target().honours_order();
     let workers = prober.workers;
-    let mut plan = Gather::new(runs, honours, seed, cfg.shuffles);
+    let mut plan = Gather::new(runs, honours, seed, cfg.shuffles, workers);
     let queue = plan.queue(cfg, workers);
     let isolated = queue.iter().filter(|t| t.tag == ISOLATED).count();
     prober.phase_started(PHASE_ISOLATED, isolated)?;

@@ -12,9 +12,10 @@
 //! Relative order inside a failing prefix is kept, so a cleaner that ran before the polluter in
 //! the original failing run stays before it and cannot mask a bisection step.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
-use super::probe::{Observation, Prober, Purpose};
+use super::probe::{Observation, Purpose, SharedProber};
+use super::subject::OrderTarget;
 use crate::errors::Error;
 use crate::model::{Evidence, EvidenceKind};
 
@@ -54,41 +55,60 @@ struct Probe {
     crashed: Vec<String>,
 }
 
-/// Runs localization probes through a [`Prober`].
-pub struct Localizer<'p, 'a> {
-    prober: &'p mut Prober<'a>,
+/// Runs localization probes through a [`SharedProber`] (localizations of several scenarios run
+/// side by side, each on its own `Localizer`).
+pub struct Localizer<'s, 'p, 'a> {
+    prober: &'s SharedProber<'p, 'a>,
     next_seed: u64,
     /// Every observation of every scenario in the processes run since the last
     /// [`Localizer::take_seen`]: later verdicts reuse them.
     seen: Vec<Observation>,
     /// The budget stopped a probe.
     cut: bool,
+    /// Processes this localizer ran.
+    runs: usize,
+    /// libtest: the orders seen per set of names and seed (libtest's permutation depends on
+    /// nothing else), so a confirming pair run reuses a seed known to put the culprit first.
+    orders: HashMap<Vec<String>, Vec<(Option<u64>, Vec<String>)>>,
 }
 
-impl<'p, 'a> Localizer<'p, 'a> {
+impl<'s, 'p, 'a> Localizer<'s, 'p, 'a> {
     /// Probes through `prober`; libtest shuffle seeds start from `seed`.
-    pub fn new(prober: &'p mut Prober<'a>, seed: u64) -> Self {
+    pub fn new(prober: &'s SharedProber<'p, 'a>, seed: u64) -> Self {
         Localizer {
             prober,
             next_seed: seed,
             seen: Vec::new(),
             cut: false,
+            runs: 0,
+            orders: HashMap::new(),
         }
     }
 
-    /// The prober, for runs outside a search.
-    pub fn prober(&mut self) -> &mut Prober<'a> {
-        self.prober
+    /// Start the libtest seeds of the next search from `seed` (each scenario's own, so its
+    /// evidence does not depend on which thread localized it).
+    pub fn reseed(&mut self, seed: u64) {
+        self.next_seed = seed;
+    }
+
+    /// The target.
+    pub fn target(&self) -> &'a dyn OrderTarget {
+        self.prober.target()
+    }
+
+    /// Whether the budget is spent.
+    pub fn spent(&self) -> bool {
+        self.prober.spent()
     }
 
     /// One localization process, its observations kept for reuse; `None` when the budget is
     /// spent (nothing ran).
     pub fn run(&mut self, names: &[String], seed: Option<u64>, kind: EvidenceKind) -> Result<Option<Vec<Observation>>, Error> {
-        if self.prober.spent() {
+        let Some(obs) = self.prober.run_once(names, seed, kind, Purpose::Localization)? else {
             self.cut = true;
             return Ok(None);
-        }
-        let obs = self.prober.run_once(names, seed, kind, Purpose::Localization)?;
+        };
+        self.runs += 1;
         self.seen.extend(obs.iter().filter(|o| o.ran()).cloned());
         Ok(Some(obs))
     }
@@ -102,7 +122,7 @@ impl<'p, 'a> Localizer<'p, 'a> {
     /// the cleaners that mask each. `known`: culprits already confirmed for other scenarios; one
     /// that preceded a flip is confirmed by pair runs first, without a bisection.
     pub fn localize_all(&mut self, target: &str, shared: &[&Observation], effect: Effect, known: &[String]) -> Result<Localized, Error> {
-        let before = self.prober.counts.total;
+        let before = self.runs;
         self.cut = false;
         let mut out = Localized::default();
         // Scenarios that preceded the target without the effect: not culprits, unless a cleaner
@@ -118,7 +138,9 @@ impl<'p, 'a> Localizer<'p, 'a> {
         sources.sort_by_key(|o| (o.prefix.iter().all(|p| innocent.contains(p)), o.prefix.len()));
         // A culprit of another scenario that preceded a flip: two pair runs instead of a search.
         for k in known {
-            let before_flip = sources.iter().any(|o| o.prefix.contains(k));
+            // In every flipping run: a culprit of another scenario that merely ran somewhere
+            // before this one is not worth two runs.
+            let before_flip = !sources.is_empty() && sources.iter().all(|o| o.prefix.contains(k));
             if before_flip
                 && !innocent.contains(k)
                 && !out.culprits.contains(k)
@@ -136,7 +158,7 @@ impl<'p, 'a> Localizer<'p, 'a> {
         }
         self.culprits_together(&sources, target, &innocent, effect, &mut out)?;
         self.cleaners(shared, target, effect, &mut out)?;
-        out.runs = self.prober.counts.total - before;
+        out.runs = self.runs - before;
         out.cut = self.cut;
         Ok(out)
     }
@@ -239,7 +261,7 @@ impl<'p, 'a> Localizer<'p, 'a> {
         evidence: &mut Vec<Evidence>,
     ) -> Result<Option<String>, Error> {
         let bits = (usize::BITS - c.len().leading_zeros()) as usize;
-        let budget = if self.prober.target().honours_order() {
+        let budget = if self.target().honours_order() {
             2 * bits + 4
         } else {
             4 * bits + 8
@@ -310,12 +332,22 @@ impl<'p, 'a> Localizer<'p, 'a> {
         let mut set: Vec<String> = anchor.map(str::to_owned).into_iter().collect();
         set.extend(t.iter().cloned());
         set.push(target.to_owned());
-        let attempts: Vec<Option<u64>> = if self.prober.target().honours_order() {
+        let mut key = set.clone();
+        key.sort();
+        let honours = self.target().honours_order();
+        let attempts: Vec<Option<u64>> = if honours {
             vec![None]
         } else {
             let mut a = Vec::new();
+            // A seed already seen to arrange this very set goes first.
+            let known = self.orders.get(&key).and_then(|seen| {
+                seen.iter()
+                    .find(|(_, order)| arranged_in(order, anchor, &in_t, target))
+                    .map(|(seed, _)| *seed)
+            });
+            a.extend(known);
             // Name order is known in advance: only run it when it puts candidates before the target.
-            if arranged(anchor, t, target) {
+            if known.is_none() && arranged(anchor, t, target) {
                 a.push(None);
             }
             a.extend((0..MAX_SEED_TRIES).map(|_| {
@@ -334,6 +366,9 @@ impl<'p, 'a> Localizer<'p, 'a> {
                 break;
             };
             let executed: Vec<String> = obs.iter().filter(|o| o.ran()).map(|o| o.name.clone()).collect();
+            if !honours && executed.len() == set.len() {
+                self.orders.entry(key.clone()).or_default().push((seed, executed.clone()));
+            }
             let tgt = obs.iter().find(|o| o.name == target && o.ran()).cloned();
             let crashed: Vec<String> = obs
                 .iter()
@@ -374,6 +409,21 @@ impl<'p, 'a> Localizer<'p, 'a> {
         }
         Ok(last)
     }
+}
+
+/// Whether `order` ran the anchor, then at least one of `t`, then the target.
+fn arranged_in(order: &[String], anchor: Option<&str>, t: &HashSet<&str>, target: &str) -> bool {
+    let Some(tp) = order.iter().position(|x| x == target) else {
+        return false;
+    };
+    let from = match anchor {
+        Some(a) => match order[..tp].iter().position(|x| x == a) {
+            Some(i) => i + 1,
+            None => return false,
+        },
+        None => 0,
+    };
+    order[from..tp].iter().any(|x| t.contains(x.as_str()))
 }
 
 /// Whether name order runs the anchor, then at least one of `t`, then the target.

@@ -2,12 +2,13 @@
 //! [`Executor`], like every process of every command), continues a shared order after a crash,
 //! counts the processes it spends per [`Purpose`] and the time each phase took; [`Observation`]
 //! is one scenario's result together with the order that preceded it in its process. Processes
-//! run one at a time ([`Prober::run_once`]) or side by side ([`super::pool`]).
+//! run side by side: a pool of them ([`super::pool`]), or one at a time per thread
+//! ([`SharedProber`], localizations of several scenarios at once).
 
 use std::collections::BTreeMap;
 use std::ops::Deref;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::footprint::{Footprint, split};
@@ -394,21 +395,6 @@ impl<'a> Prober<'a> {
         Ok(out)
     }
 
-    /// One process running `names`, here and now, holding one of the command's slots.
-    pub fn run_once(
-        &mut self,
-        names: &[String],
-        seed: Option<u64>,
-        kind: EvidenceKind,
-        purpose: Purpose,
-    ) -> Result<Vec<Observation>, Error> {
-        let slot = self.slots.acquire();
-        let Prepared { launch, meta } = self.prepare(names, seed, kind, purpose)?;
-        let records = Self::execute(self.target, launch, seed);
-        drop(slot);
-        self.finish(meta, records)
-    }
-
     /// Read the records of one process into per-scenario footprints; the suite child's own
     /// env/cwd snapshots (`env_changes`) count as writes too.
     fn observe(&mut self, records: &Path, out: &[Observation]) {
@@ -435,6 +421,59 @@ impl<'a> Prober<'a> {
             process.push((o.name.clone(), fp));
         }
         self.footprints.push(process);
+    }
+}
+
+/// A [`Prober`] that several threads use at once, each running one process at a time (the
+/// localizations of several scenarios side by side): preparing and taking back a process hold
+/// the lock, the process itself runs without it, holding one of the command's slots.
+pub struct SharedProber<'p, 'a> {
+    inner: Mutex<&'p mut Prober<'a>>,
+    target: &'a dyn OrderTarget,
+    slots: Arc<Slots>,
+}
+
+impl<'p, 'a> SharedProber<'p, 'a> {
+    /// Share `prober`.
+    pub fn new(prober: &'p mut Prober<'a>) -> Self {
+        SharedProber {
+            target: prober.target,
+            slots: Arc::clone(&prober.slots),
+            inner: Mutex::new(prober),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, &'p mut Prober<'a>> {
+        // A poisoned lock means another thread panicked, which the scope re-raises anyway.
+        self.inner.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The target.
+    pub fn target(&self) -> &'a dyn OrderTarget {
+        self.target
+    }
+
+    /// Whether the budget is spent.
+    pub fn spent(&self) -> bool {
+        self.lock().spent()
+    }
+
+    /// One process running `names`; `None` when the budget is spent (nothing ran).
+    pub fn run_once(
+        &self,
+        names: &[String],
+        seed: Option<u64>,
+        kind: EvidenceKind,
+        purpose: Purpose,
+    ) -> Result<Option<Vec<Observation>>, Error> {
+        if self.spent() {
+            return Ok(None);
+        }
+        let slot = self.slots.acquire();
+        let Prepared { launch, meta } = self.lock().prepare(names, seed, kind, purpose)?;
+        let records = Prober::execute(self.target, launch, seed);
+        drop(slot);
+        self.lock().finish(meta, records).map(Some)
     }
 }
 

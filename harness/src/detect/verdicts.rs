@@ -4,12 +4,14 @@
 //! isolated, confirmed on fresh runs. What the budget left undecided is `unknown`.
 
 use std::collections::BTreeMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::classify::{Initial, failure_rate};
 use super::hazards::hazards;
 use super::localize::{Localized, Localizer};
 use super::pipeline::{GroupRuns, PendingShift, classify};
-use super::probe::{Observation, Prober};
+use super::probe::{Observation, Prober, SharedProber};
 use super::settle::{extra_isolated, undecided};
 use super::values::{ALPHA, Baseline, ShiftTest, shift_test};
 use crate::errors::Error;
@@ -28,6 +30,8 @@ type ConfirmRuns = (Vec<Observation>, Vec<Observation>);
 type ConfirmCache = BTreeMap<(String, String), ConfirmRuns>;
 
 /// Every scenario's entry; value comparisons go to `pending` (entry indices from `first`).
+/// Candidates are localized side by side (up to the prober's workers), then measurements'
+/// values are compared one at a time.
 pub(super) fn judge_all(
     prober: &mut Prober<'_>,
     runs: &mut GroupRuns,
@@ -36,26 +40,48 @@ pub(super) fn judge_all(
     pending: &mut Vec<PendingShift>,
 ) -> Result<Vec<DetectEntry>, Error> {
     let cut = extra_isolated(prober, runs)?;
-    let mut loc = Localizer::new(prober, seed.wrapping_mul(0x9e37_79b9).wrapping_add(1));
-    let mut entries: Vec<DetectEntry> = Vec::new();
-    let mut cache = ConfirmCache::new();
-    let mut known = Known::default();
-    for name in runs.names.clone() {
-        let would = undecided(runs, &name, &cut);
-        let mut entry = if would.is_empty() {
-            judge(&mut loc, runs, &name, &mut known)?
+    let workers = prober.workers;
+    let shared = SharedProber::new(prober);
+    let observes_env = shared.target().observes_env();
+    let mut entries: Vec<Option<DetectEntry>> = Vec::with_capacity(runs.names.len());
+    let mut candidates = Vec::new();
+    for (i, name) in runs.names.iter().enumerate() {
+        let would = undecided(runs, name, &cut);
+        let state = classify(&runs.iso[name], &runs.shared[name]);
+        entries.push(if !would.is_empty() {
+            Some(unknown(runs, name, would))
+        } else if let Some(verdict) = settled_verdict(state) {
+            Some(entry_of(runs, name, verdict, Localized::default(), None, observes_env))
         } else {
-            unknown(runs, &name, would)
-        };
-        runs.absorb(loc.take_seen());
-        if runs.is_measure(&name) {
-            let index = first + entries.len();
-            value_shifts(&mut loc, runs, &name, &mut entry, &mut cache, index, pending)?;
+            candidates.push((i, state));
+            None
+        });
+    }
+    let base = seed.wrapping_mul(0x9e37_79b9).wrapping_add(1);
+    for (i, entry, seen) in localize_candidates(&shared, runs, &candidates, workers, base)? {
+        entries[i] = Some(entry);
+        runs.absorb(seen);
+    }
+    let mut entries: Vec<DetectEntry> = entries.into_iter().map(|e| e.expect("every scenario is judged")).collect();
+    let mut loc = Localizer::new(&shared, base);
+    let mut cache = ConfirmCache::new();
+    for (i, name) in runs.names.clone().iter().enumerate() {
+        if runs.is_measure(name) {
+            value_shifts(&mut loc, runs, name, &mut entries[i], &mut cache, first + i, pending)?;
             runs.absorb(loc.take_seen());
         }
-        entries.push(entry);
     }
     Ok(entries)
+}
+
+/// The verdict of a scenario whose observations settle it (no localization needed).
+fn settled_verdict(state: Initial) -> Option<OrderVerdict> {
+    match state {
+        Initial::Pass => Some(OrderVerdict::Pass),
+        Initial::Fail => Some(OrderVerdict::Fail),
+        Initial::Flaky => Some(OrderVerdict::Flaky),
+        Initial::VictimCandidate | Initial::BrittleCandidate => None,
+    }
 }
 
 /// Culprits confirmed so far in this group: a later scenario that flipped after one of them
@@ -64,6 +90,82 @@ pub(super) fn judge_all(
 struct Known {
     polluters: Vec<String>,
     setters: Vec<String>,
+}
+
+impl Known {
+    fn of(&mut self, victim: bool) -> &mut Vec<String> {
+        if victim { &mut self.polluters } else { &mut self.setters }
+    }
+}
+
+/// A candidate's entry and the observations its localization made.
+type Localization = (usize, DetectEntry, Vec<Observation>);
+
+/// Localize every candidate, up to `workers` at a time, each on its own [`Localizer`] over the
+/// shared prober; culprits found go to the others as hints.
+fn localize_candidates(
+    shared: &SharedProber<'_, '_>,
+    runs: &GroupRuns,
+    candidates: &[(usize, Initial)],
+    workers: usize,
+    base: u64,
+) -> Result<Vec<Localization>, Error> {
+    let next = AtomicUsize::new(0);
+    let known = Mutex::new(Known::default());
+    let done: Mutex<Vec<Localization>> = Mutex::new(Vec::new());
+    let failure: Mutex<Option<Error>> = Mutex::new(None);
+    std::thread::scope(|scope| {
+        for _ in 0..workers.clamp(1, candidates.len().max(1)) {
+            scope.spawn(|| {
+                let mut loc = Localizer::new(shared, base);
+                loop {
+                    let k = next.fetch_add(1, Ordering::Relaxed);
+                    if k >= candidates.len() || locked(&failure).is_some() {
+                        break;
+                    }
+                    let (i, state) = candidates[k];
+                    let name = &runs.names[i];
+                    loc.reseed(base ^ name_hash(name));
+                    let victim = state == Initial::VictimCandidate;
+                    let hints = locked(&known).of(victim).clone();
+                    match judge_candidate(&mut loc, runs, name, victim, &hints) {
+                        Ok(entry) => {
+                            let found = if victim { &entry.polluters } else { &entry.state_setters };
+                            let mut k = locked(&known);
+                            for c in found {
+                                if !k.of(victim).contains(c) {
+                                    k.of(victim).push(c.clone());
+                                }
+                            }
+                            drop(k);
+                            locked(&done).push((i, entry, loc.take_seen()));
+                        }
+                        Err(e) => {
+                            *locked(&failure) = Some(e);
+                            break;
+                        }
+                    }
+                }
+            });
+        }
+    });
+    if let Some(e) = failure.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner) {
+        return Err(e);
+    }
+    let mut done = done.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+    done.sort_by_key(|d| d.0);
+    Ok(done)
+}
+
+fn locked<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // A poisoned lock means another thread panicked, which the scope re-raises anyway.
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// FNV-1a of a name: each scenario's own libtest seeds.
+fn name_hash(name: &str) -> u64 {
+    name.bytes()
+        .fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }
 
 /// An entry the budget left undecided: what was seen, and the runs that would decide it.
@@ -94,80 +196,68 @@ fn empty_entry(name: &str, verdict: OrderVerdict) -> DetectEntry {
     }
 }
 
-/// One scenario's entry: verdict, culprits, cleaners, evidence, hazards.
-fn judge(loc: &mut Localizer<'_, '_>, runs: &mut GroupRuns, name: &str, known: &mut Known) -> Result<DetectEntry, Error> {
-    let state = classify(&runs.iso[name], &runs.shared[name]);
-    let sh: Vec<&Observation> = runs.shared[name].iter().collect();
-    let mut localized = Localized::default();
-    let mut note = None;
-    let mut would = Vec::new();
-    let verdict = match state {
-        Initial::Pass => OrderVerdict::Pass,
-        Initial::Fail => OrderVerdict::Fail,
-        Initial::Flaky => OrderVerdict::Flaky,
-        Initial::VictimCandidate | Initial::BrittleCandidate => {
-            let victim = state == Initial::VictimCandidate;
-            let effect = move |o: &Observation| o.ran() && o.failed() == victim;
-            let hints = if victim { &known.polluters } else { &known.setters };
-            localized = loc.localize_all(name, &sh, &effect, hints)?;
-            let dependent = if localized.cut {
-                None
-            } else if localized.culprits.is_empty() {
-                let reproduced = reproduce(loc, name, &sh, &effect, &mut localized)?;
-                note = Some(match reproduced {
-                    Some(true) => "order-dependent (the flipping order reproduces) but no single culprit was confirmed",
-                    Some(false) => "the flipping order did not reproduce: no ordering cause",
-                    None => "",
-                });
-                reproduced
-            } else {
-                Some(true)
-            };
-            match (dependent, victim) {
-                (None, _) => {
-                    would.push(super::settle::would_localize(&sh, victim));
-                    OrderVerdict::Unknown
-                }
-                (Some(false), _) => OrderVerdict::Flaky,
-                (Some(true), true) => OrderVerdict::Victim,
-                (Some(true), false) => OrderVerdict::Brittle,
-            }
-        }
-    };
+/// One scenario's entry from its verdict and what localization found: culprits, cleaners,
+/// failure rate, evidence, hazards.
+fn entry_of(
+    runs: &GroupRuns,
+    name: &str,
+    verdict: OrderVerdict,
+    localized: Localized,
+    note: Option<&str>,
+    observes_env: bool,
+) -> DetectEntry {
     let (iso, shared) = (&runs.iso[name], &runs.shared[name]);
     let all: Vec<&Observation> = iso.iter().chain(shared.iter()).collect();
     let mut entry = empty_entry(name, verdict);
     entry.cleaners = localized.cleaners.clone();
     entry.failure_rate = (verdict == OrderVerdict::Flaky).then(|| failure_rate(&all));
-    entry.evidence = evidence(name, verdict, iso, shared, &localized, note.filter(|n| !n.is_empty()));
-    if loc.prober().target().observes_env() {
+    entry.evidence = evidence(name, verdict, iso, shared, &localized, note);
+    if observes_env {
         entry.hazards = hazards(&all);
     }
-    entry.would_decide = would;
     match verdict {
-        OrderVerdict::Victim => {
-            known.polluters.extend(
-                localized
-                    .culprits
-                    .iter()
-                    .filter(|c| !known.polluters.contains(c))
-                    .cloned()
-                    .collect::<Vec<_>>(),
-            );
-            entry.polluters = localized.culprits;
-        }
-        OrderVerdict::Brittle => {
-            known.setters.extend(
-                localized
-                    .culprits
-                    .iter()
-                    .filter(|c| !known.setters.contains(c))
-                    .cloned()
-                    .collect::<Vec<_>>(),
-            );
-            entry.state_setters = localized.culprits;
-        }
+        OrderVerdict::Victim => entry.polluters = localized.culprits,
+        OrderVerdict::Brittle => entry.state_setters = localized.culprits,
         _ => {}
+    }
+    entry
+}
+
+/// A victim or brittle candidate: localize its culprits (trying `hints` first); with none
+/// confirmed, does its shortest flipping order reproduce?
+fn judge_candidate(
+    loc: &mut Localizer<'_, '_, '_>,
+    runs: &GroupRuns,
+    name: &str,
+    victim: bool,
+    hints: &[String],
+) -> Result<DetectEntry, Error> {
+    let sh: Vec<&Observation> = runs.shared[name].iter().collect();
+    let effect = move |o: &Observation| o.ran() && o.failed() == victim;
+    let mut localized = loc.localize_all(name, &sh, &effect, hints)?;
+    let mut note = None;
+    let dependent = if localized.cut {
+        None
+    } else if localized.culprits.is_empty() {
+        let reproduced = reproduce(loc, name, &sh, &effect, &mut localized)?;
+        note = match reproduced {
+            Some(true) => Some("order-dependent (the flipping order reproduces) but no single culprit was confirmed"),
+            Some(false) => Some("the flipping order did not reproduce: no ordering cause"),
+            None => None,
+        };
+        reproduced
+    } else {
+        Some(true)
+    };
+    let verdict = match (dependent, victim) {
+        (None, _) => OrderVerdict::Unknown,
+        (Some(false), _) => OrderVerdict::Flaky,
+        (Some(true), true) => OrderVerdict::Victim,
+        (Some(true), false) => OrderVerdict::Brittle,
+    };
+    let mut entry = entry_of(runs, name, verdict, localized, note, loc.target().observes_env());
+    if verdict == OrderVerdict::Unknown {
+        entry.would_decide.push(super::settle::would_localize(&sh, victim));
     }
     Ok(entry)
 }
@@ -176,7 +266,7 @@ fn judge(loc: &mut Localizer<'_, '_>, runs: &mut GroupRuns, name: &str, known: &
 ///    noise on a shared machine; a culprit that runs before this scenario in about half the
 ///    schedules shifts several, and is then localized and confirmed on fresh runs.
 fn value_shifts(
-    loc: &mut Localizer<'_, '_>,
+    loc: &mut Localizer<'_, '_, '_>,
     runs: &GroupRuns,
     name: &str,
     entry: &mut DetectEntry,
@@ -193,7 +283,7 @@ fn value_shifts(
     for b in Baseline::from_isolated(&iso_refs) {
         let mut culprits = vec![];
         let mut fresh = None;
-        if sh.iter().filter(|o| b.shifted(o)).count() >= MIN_SHIFTED_RUNS && !loc.prober().spent() {
+        if sh.iter().filter(|o| b.shifted(o)).count() >= MIN_SHIFTED_RUNS && !loc.spent() {
             let effect = |o: &Observation| b.shifted(o);
             let found = loc.localize_all(name, &sh, &effect, &[])?;
             entry.evidence.extend(found.evidence.iter().cloned().map(|mut e| {
@@ -221,7 +311,7 @@ fn value_shifts(
 /// significant one's test (with its Bonferroni-scaled p, which Benjamini-Hochberg then adjusts
 /// across scenarios) is returned.
 fn confirm_culprits(
-    loc: &mut Localizer<'_, '_>,
+    loc: &mut Localizer<'_, '_, '_>,
     b: &Baseline,
     name: &str,
     candidates: &[String],
@@ -257,7 +347,7 @@ fn confirm_culprits(
 
 /// [`CONFIRM_VALUE_PAIRS`] of (culprit then `name`) and (`name` alone), interleaved; `None`
 /// when the budget ran out first.
-fn confirm_runs(loc: &mut Localizer<'_, '_>, culprit: &str, name: &str) -> Result<Option<ConfirmRuns>, Error> {
+fn confirm_runs(loc: &mut Localizer<'_, '_, '_>, culprit: &str, name: &str) -> Result<Option<ConfirmRuns>, Error> {
     let (mut alone, mut after) = (Vec::new(), Vec::new());
     let pair = [culprit.to_owned(), name.to_owned()];
     for _ in 0..CONFIRM_VALUE_PAIRS {
@@ -276,7 +366,7 @@ fn confirm_runs(loc: &mut Localizer<'_, '_>, culprit: &str, name: &str) -> Resul
 /// Re-run the shortest flipping order once: does the flip come back? `None` when the budget
 /// ran out first.
 fn reproduce(
-    loc: &mut Localizer<'_, '_>,
+    loc: &mut Localizer<'_, '_, '_>,
     name: &str,
     shared: &[&Observation],
     effect: &dyn Fn(&Observation) -> bool,
@@ -285,7 +375,7 @@ fn reproduce(
     let Some(src) = shared.iter().filter(|o| effect(o)).min_by_key(|o| o.prefix.len()) else {
         return Ok(Some(false));
     };
-    let seed = if loc.prober().target().honours_order() { None } else { src.seed };
+    let seed = if loc.target().honours_order() { None } else { src.seed };
     let Some(obs) = loc.run(&src.order(), seed, EvidenceKind::Localize)? else {
         return Ok(None);
     };
