@@ -55,6 +55,9 @@ struct Probe {
     crashed: Vec<String>,
 }
 
+/// A libtest seed and the order it ran a set of names in.
+type SeenOrder = (Option<u64>, Vec<String>);
+
 /// Runs localization probes through a [`SharedProber`] (localizations of several scenarios run
 /// side by side, each on its own `Localizer`).
 pub struct Localizer<'s, 'p, 'a> {
@@ -69,7 +72,7 @@ pub struct Localizer<'s, 'p, 'a> {
     runs: usize,
     /// libtest: the orders seen per set of names and seed (libtest's permutation depends on
     /// nothing else), so a confirming pair run reuses a seed known to put the culprit first.
-    orders: HashMap<Vec<String>, Vec<(Option<u64>, Vec<String>)>>,
+    orders: HashMap<Vec<String>, Vec<SeenOrder>>,
 }
 
 impl<'s, 'p, 'a> Localizer<'s, 'p, 'a> {
