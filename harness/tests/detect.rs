@@ -252,6 +252,11 @@ fn libtest_binary_verdicts_and_culprits() {
     let entries = read(&dir);
     // alpha_victim_of_zulu's polluter sorts after it: name order alone never shows it.
     check_model(&entries, LIBTEST_MODEL);
+    // The harness predicts libtest's shuffles of this binary (built by this toolchain) and
+    // chose localization seeds by them.
+    let run: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("detect-run.json")).unwrap()).unwrap();
+    let notes = run["notes"].to_string();
+    assert!(notes.contains("shuffle order was predicted for all"), "{notes}");
     assert!(entries.iter().all(|e| e["hazards"].as_array().unwrap().is_empty()));
     let s = |x: &str| x.to_owned();
     assert_eq!(

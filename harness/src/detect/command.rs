@@ -73,6 +73,9 @@ pub fn run_detect(
             eprintln!("detect: {n}");
             run.notes.push(n);
         }
+        if let Some(n) = shuffle_note(&target.describe(), r.shuffle) {
+            run.notes.push(n);
+        }
         let binary = label.as_ref().map(|l| l.1.clone()).or_else(|| several.then(|| target.describe()));
         merge(&mut entries, &mut run, r, binary, label.map(|l| l.0));
     }
@@ -287,4 +290,20 @@ fn phase_records(phases: &BTreeMap<Purpose, PhaseTime>, clock: Instant) -> Vec<P
             process_s: t.process_time.as_secs_f64(),
         })
         .collect()
+}
+
+/// What `detect-run.json` says of a libtest binary's shuffles: predicted (localization then picks
+/// seeds that arrange each probe) or not (it tries seeds).
+fn shuffle_note(binary: &str, t: super::libtest_shuffle::ShuffleTrust) -> Option<String> {
+    let runs = t.matched + t.differed;
+    (runs > 0).then(|| {
+        if t.trusted() {
+            format!("{binary}: libtest's shuffle order was predicted for all {runs} shuffled runs; localization chose its seeds by it")
+        } else {
+            format!(
+                "{binary}: libtest's shuffle order was predicted for {} of {runs} shuffled runs, so not trusted; localization tried seeds",
+                t.matched
+            )
+        }
+    })
 }

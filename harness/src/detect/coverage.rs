@@ -201,6 +201,17 @@ impl PairCoverage {
         result
     }
 
+    /// The unseen pairs (a must run before b), once [`PairCoverage::missing`] listed them.
+    pub fn listed_pairs(&self) -> Option<Vec<(&str, &str)>> {
+        let (pairs, _) = self.listed.as_ref()?;
+        Some(
+            pairs
+                .iter()
+                .map(|&(a, b)| (self.names[a as usize].as_str(), self.names[b as usize].as_str()))
+                .collect(),
+        )
+    }
+
     /// Unseen pairs, counted exactly (the tests' check of a whole schedule).
     #[cfg(test)]
     pub fn count(&self) -> usize {

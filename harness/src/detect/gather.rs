@@ -7,9 +7,10 @@
 //! scenarios still in an unseen ordered pair, up to one per core at a time) until every ordered
 //! pair was seen (bounded).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 use super::coverage::{Missing, PairCoverage};
+use super::libtest_shuffle::{ShuffleTrust, best_seed, predict};
 use super::pipeline::{DetectConfig, GroupRuns};
 use super::pool::{Plan, Task};
 use super::probe::{Observation, Prober, Purpose, split_ran};
@@ -24,6 +25,9 @@ pub const PHASE_SHARED: &str = "shared";
 
 /// Tag of an isolated task (shared tasks carry their schedule's index).
 const ISOLATED: usize = usize::MAX;
+/// Seeds whose order is predicted, per libtest top-up, to choose the one that shows the most
+/// unseen pairs.
+const PREDICTED_TOPUP_TRIES: usize = 64;
 
 /// One planned shared order and what it ran so far.
 struct Order {
@@ -47,6 +51,8 @@ pub(super) struct Gather<'r> {
     enders_known: bool,
     /// Processes side by side.
     workers: usize,
+    /// libtest: whether the shuffled orders were predicted right.
+    shuffle: ShuffleTrust,
 }
 
 impl<'r> Gather<'r> {
@@ -76,6 +82,7 @@ impl<'r> Gather<'r> {
             coverage,
             enders_known: false,
             workers,
+            shuffle: ShuffleTrust::default(),
         }
     }
 
@@ -123,6 +130,9 @@ impl<'r> Gather<'r> {
     fn record_shared(&mut self, task: &Task, obs: Vec<Observation>) -> Vec<Task> {
         let (ran, left) = split_ran(obs, &task.names);
         let executed: Vec<String> = ran.iter().map(|o| o.name.clone()).collect();
+        if let Some(seed) = task.seed.filter(|_| left.is_empty() && !self.honours) {
+            self.shuffle.check(&executed, seed, &executed);
+        }
         self.coverage.add(&executed);
         let order = &mut self.orders[task.tag];
         order.executed.extend(executed);
@@ -220,7 +230,10 @@ impl Plan for Gather<'_> {
             Missing::Pairs { involved, count } => (involved, (usize::BITS - count.leading_zeros()) as usize),
         };
         let batch = wanted.clamp(1, self.workers).min(MAX_COVERAGE_SHUFFLES - self.topups);
-        let seeds = shuffle_seeds(self.seed, batch, self.shuffles + self.topups);
+        let mut seeds = shuffle_seeds(self.seed, batch, self.shuffles + self.topups);
+        if !self.honours && self.shuffle.trusted() {
+            self.choose_seeds(&names, &mut seeds);
+        }
         self.topups += batch;
         let first = self.orders.len();
         for seed in seeds {
@@ -232,6 +245,28 @@ impl Plan for Gather<'_> {
             });
         }
         (first..self.orders.len()).map(|i| self.shared_task(i)).collect()
+    }
+}
+
+impl Gather<'_> {
+    /// libtest, its shuffles predicted: instead of random seeds, each top-up takes the seed (of
+    /// [`PREDICTED_TOPUP_TRIES`] from its own) whose order of `names` shows the most pairs still
+    /// unseen, the ones earlier top-ups of the batch will show left out.
+    fn choose_seeds(&self, names: &[String], seeds: &mut [u64]) {
+        let Some(pairs) = self.coverage.listed_pairs() else { return };
+        let mut left: Vec<(&str, &str)> = pairs;
+        for seed in seeds.iter_mut() {
+            let shown = |order: &[String]| {
+                let at: HashMap<&str, usize> = order.iter().enumerate().map(|(i, n)| (n.as_str(), i)).collect();
+                left.iter().filter(|(a, b)| at.get(a) < at.get(b)).count()
+            };
+            if let Some((best, _)) = best_seed(names, *seed, PREDICTED_TOPUP_TRIES, shown) {
+                *seed = best;
+                let order = predict(names, best);
+                let at: HashMap<&str, usize> = order.iter().enumerate().map(|(i, n)| (n.as_str(), i)).collect();
+                left.retain(|(a, b)| at.get(a) >= at.get(b));
+            }
+        }
     }
 }
 

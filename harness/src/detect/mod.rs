@@ -22,6 +22,7 @@ pub(crate) mod coverage;
 pub(crate) mod footprint;
 pub(crate) mod gather;
 pub(crate) mod hazards;
+pub(crate) mod libtest_shuffle;
 pub(crate) mod localize;
 pub(crate) mod mechanism;
 pub(crate) mod pipeline;

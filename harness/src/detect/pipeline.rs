@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use super::classify::{Initial, initial};
 use super::coverage::PairCoverage;
+use super::libtest_shuffle::ShuffleTrust;
 use super::pool::{Slots, Task};
 use super::probe::{Observation, PhaseTime, PreloadCounts, Prober, Purpose};
 use super::schedule::{DEFAULT_ISOLATED, DEFAULT_SHUFFLES, MIN_ISOLATED_MEASURE};
@@ -103,6 +104,8 @@ pub struct DetectResult {
     pub preload: PreloadCounts,
     /// Processes and times per phase.
     pub phases: BTreeMap<Purpose, PhaseTime>,
+    /// libtest: shuffled runs whose order was predicted right, and those it was not.
+    pub shuffle: ShuffleTrust,
 }
 
 impl DetectConfig {
@@ -260,6 +263,8 @@ pub(super) fn detect_with(
         out.executions += prober.executions;
         out.preload.tried += prober.preload.tried;
         out.preload.loaded += prober.preload.loaded;
+        out.shuffle.matched += prober.shuffle.matched;
+        out.shuffle.differed += prober.shuffle.differed;
         for (purpose, t) in &prober.phases {
             out.phases.entry(*purpose).or_default().merge(t);
         }

@@ -142,6 +142,13 @@ fn libtest_like_target_matches_the_model_over_seeds() {
         let target = SimTarget::new(scenarios, false, seed * 104_729);
         let r = run(&target, seed, 12);
         check_model(&r, &model, &format!("libtest seed {seed}"));
+        assert!(r.shuffle.trusted(), "{:?}", r.shuffle);
+        // A binary whose shuffles are not libtest's: predictions fail, seeds are tried instead.
+        let (scenarios, _) = planted();
+        let foreign = SimTarget::new(scenarios, false, seed * 104_729).shuffling_unlike_libtest();
+        let f = run(&foreign, seed, 12);
+        check_model(&f, &model, &format!("foreign shuffle seed {seed}"));
+        assert!(!f.shuffle.trusted() && f.shuffle.differed > 0, "{:?}", f.shuffle);
     }
 }
 

@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::footprint::{Footprint, split};
+use super::libtest_shuffle::ShuffleTrust;
 use super::pool::Slots;
 use super::preload;
 use super::subject::OrderTarget;
@@ -229,6 +230,8 @@ pub struct Prober<'a> {
     /// Per phase.
     pub phases: BTreeMap<Purpose, PhaseTime>,
     next_seq: usize,
+    /// libtest: whether its shuffles were predicted right so far.
+    pub shuffle: ShuffleTrust,
 }
 
 /// How the preload fared.
@@ -269,6 +272,7 @@ impl<'a> Prober<'a> {
             deadline: None,
             phases: BTreeMap::new(),
             next_seq: 0,
+            shuffle: ShuffleTrust::default(),
         }
     }
 
@@ -385,6 +389,13 @@ impl<'a> Prober<'a> {
         phase.last = Some(Instant::now());
         phase.process_time += Duration::from_nanos(records.first().map_or(0, |r| r.wall_ns));
         self.executions += ran_count;
+        if let Some(seed) = meta.seed.filter(|_| !self.target.honours_order())
+            && ran_count == records.len()
+        {
+            // Every name ran: the records are the executed order of the whole set asked for.
+            let executed: Vec<String> = records.iter().map(|r| r.scenario.clone()).collect();
+            self.shuffle.check(&executed, seed, &executed);
+        }
         let out = observations(records, &meta);
         if self.interpose.is_some() {
             self.preload.tried += 1;
@@ -456,6 +467,11 @@ impl<'p, 'a> SharedProber<'p, 'a> {
     /// Whether the budget is spent.
     pub fn spent(&self) -> bool {
         self.lock().spent()
+    }
+
+    /// Whether this libtest binary's shuffles are predicted right.
+    pub fn shuffles_predicted(&self) -> bool {
+        self.lock().shuffle.trusted()
     }
 
     /// One process running `names`; `None` when the budget is spent (nothing ran).

@@ -142,7 +142,8 @@ fn side_by_side_processes_reach_the_same_verdicts() {
     assert_eq!(verdicts(&one), verdicts(&four));
     assert_eq!(entry(&four, "b_victim").polluters, ["d_pol"]);
     assert_eq!(entry(&four, "c_brittle").state_setters, ["e_init"]);
-    assert_eq!((one.counts.isolated, one.counts.shared), (four.counts.isolated, four.counts.shared));
+    // The same runs alone; top-up shuffles go one per worker at a time, so their number may differ.
+    assert_eq!(one.counts.isolated, four.counts.isolated);
 }
 
 #[test]
