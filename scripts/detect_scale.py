@@ -7,7 +7,9 @@
 
 Environment: NEW and OLD (harness binaries: this tree's and the base's), FIXTURE_PLANTED,
 FIXTURE_MECHANISM (test binaries), GEN_DIR (where generated crates are built), SEEDS (default
-"1 2 3"), and for `crates`: DOTENVY_BINS and INTERNMENT_BINS (space-separated test binaries).
+"1 2 3"; "1" for crates), SIZES and OLD_UP_TO (scale), and for `crates`: DOTENVY_BINS and
+INTERNMENT_BINS (space-separated test binaries), DOTENVY_CWD and INTERNMENT_CWD (the package
+directories, where cargo runs them), CRATE_DETECT_ARGS (default "--timeout 900").
 Every detect runs with its own --out under OUT; what this prints is also written to
 OUT/<command>.txt. RUST_BACKTRACE is removed from every child's environment: with it set, each
 panic symbolizes a backtrace (about half a second in a debug test binary), which would weigh on
@@ -74,14 +76,14 @@ def hwm_kb(pid):
     return None
 
 
-def detect(harness, bins, seed, out, extra=(), env=None):
+def detect(harness, bins, seed, out, extra=(), env=None, cwd=ROOT):
     """One detect over `bins`: (wall seconds, harness peak RSS kB, entries, run)."""
     cmd = [harness, "detect", "--seed", str(seed), "--no-fail", "--out", out, *extra]
     for b in bins:
         cmd += ["--test-bin", b]
     start = time.monotonic()
     with open(out + ".log", "w") as log:
-        p = subprocess.Popen(cmd, env=env or ENV, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=ROOT)
+        p = subprocess.Popen(cmd, env=env or ENV, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=cwd)
         peak = None
         while p.poll() is None:
             peak = hwm_kb(p.pid) or peak
@@ -206,12 +208,16 @@ def findings(entries):
 
 def crates(out):
     seeds = [int(s) for s in os.environ.get("SEEDS", "1").split()]
+    # A test of internment takes 35 s alone on a quiet machine: the default 60 s timeout is too
+    # tight on a loaded one.
+    extra = os.environ.get("CRATE_DETECT_ARGS", "--timeout 900").split()
     for crate in ("dotenvy", "internment"):
         bins = os.environ[f"{crate.upper()}_BINS"].split()
+        cwd = os.environ.get(f"{crate.upper()}_CWD", ROOT)  # where `cargo test` would run them
         for seed in seeds:
             res = {}
             for side in ("old", "new"):
-                res[side] = detect(os.environ[side.upper()], bins, seed, os.path.join(out, f"{crate}-{side}-{seed}"))
+                res[side] = detect(os.environ[side.upper()], bins, seed, os.path.join(out, f"{crate}-{side}-{seed}"), extra, cwd=cwd)
             (ow, _, oe, orun), (nw, _, ne, nrun) = res["old"], res["new"]
             say(f"{crate} ({len(bins)} binaries, {len(ne)} tests), seed {seed}: before {ow:.1f} s "
                 f"({orun['runs']['total']} processes), after {nw:.1f} s ({nrun['runs']['total']} processes)")

@@ -55,6 +55,7 @@ for what in $WHAT; do
         crates)
             export DOTENVY_BINS=$(cd "$DOTENVY_DIR" && test_bins --workspace | tr '\n' ' ')
             export INTERNMENT_BINS=$(cd "$INTERNMENT_DIR" && test_bins --features "${INTERNMENT_FEATURES:-arc}" | tr '\n' ' ')
+            export DOTENVY_CWD=$DOTENVY_DIR/dotenvy INTERNMENT_CWD=$INTERNMENT_DIR
             ;;
     esac
     python3 scripts/detect_scale.py "$what" "$OUT"
