@@ -48,6 +48,7 @@ fn main() {
                         better: Better::Lower,
                         value,
                         iterations: (0..20).map(|i| value * (1.0 + 0.01 * noise() + 0.0001 * i as f64)).collect(),
+                        source: None,
                     }]
                 },
                 wall_ns: 5_000_000,
@@ -56,6 +57,7 @@ fn main() {
                 stdout: if failed { "some output\n".repeat(20) } else { String::new() },
                 stderr: String::new(),
                 process: Default::default(),
+                counted_by: None,
             });
         }
     }
@@ -79,6 +81,7 @@ fn main() {
             finished_at: "2025-01-01T01:00:00Z".into(),
             host: HostInfo::default(),
             plan: None,
+            counters: None,
         },
         summaries,
         runs,

@@ -101,6 +101,12 @@ pub enum Error {
         /// Which shard, and what is wrong with it.
         detail: String,
     },
+    /// `--counters` cannot count here (no valgrind, no PMU), or counts of two sources met.
+    #[error("{detail}")]
+    Counters {
+        /// What is missing and what would work.
+        detail: String,
+    },
     /// Any other I/O failure, with what was being done.
     #[error("{what}: {source}")]
     Io {

@@ -1,8 +1,9 @@
-//! Collecting [`HostInfo`]: CPU, cores, OS, kernel, rustc, git commit, load, GPU and driver.
+//! Collecting [`HostInfo`]: CPU, cores, OS, kernel, rustc, git commit, load, GPU and driver, each
+//! GPU's clocks and throttle reasons (the bitmask and its names), and any clock lock the run holds.
 
 use std::process::Command;
 
-use crate::model::{GpuState, HostInfo};
+use crate::model::{GpuState, HostInfo, parse_throttle_mask, throttle_reason_names};
 
 /// What this run is running on. Cheap: reads /proc and runs `git` (and `nvidia-smi` only where
 /// an NVIDIA driver is loaded).
@@ -24,6 +25,7 @@ pub fn collect() -> HostInfo {
         gpu_driver,
         gpu_start: gpu_state(),
         gpu_end: Vec::new(),
+        gpu_clock_lock: crate::gpu_clocks::held(),
     }
 }
 
@@ -88,6 +90,7 @@ fn parse_gpu_csv(text: &str, cuda: Option<&str>) -> Vec<GpuState> {
                 sm_clock_mhz: num(f[3]),
                 mem_clock_mhz: num(f[4]),
                 throttle_reasons: f[5].starts_with("0x").then(|| f[5].to_owned()),
+                throttle_reason_names: parse_throttle_mask(f[5]).map(throttle_reason_names).unwrap_or_default(),
                 temperature_c: num(f[6]),
                 power_w: num(f[7]),
             })
@@ -187,6 +190,8 @@ mod tests {
             ("NVIDIA H200", Some(1980.0), Some(75.52))
         );
         assert_eq!(g[0].throttle_reasons.as_deref(), Some("0x0000000000000004"));
+        assert_eq!(g[0].throttle_reason_names, ["sw_power_cap"]);
+        assert!(g[1].throttle_reason_names.is_empty());
         assert_eq!(g[1].cuda_version.as_deref(), Some("12.8"));
         assert_eq!((g[1].sm_clock_mhz, g[1].throttle_reasons.as_deref()), (None, None));
         assert!(parse_gpu_csv("garbage\n", None).is_empty());

@@ -10,10 +10,12 @@ pub mod cargo;
 pub(crate) mod cli;
 mod clock;
 pub(crate) mod compare;
+pub mod counters;
 pub mod detect;
 pub mod errors;
 pub mod events;
 pub mod execute;
+pub(crate) mod gpu_clocks;
 pub(crate) mod history;
 pub(crate) mod host;
 pub(crate) mod merge;
@@ -26,7 +28,7 @@ pub mod stats;
 mod suite;
 
 pub use model::{Better, Unit};
-pub use suite::{Bencher, CheckResult, Scenario, Source, Throughput, skip};
+pub use suite::{Bencher, Caches, CheckResult, GpuSample, GpuTimer, Scenario, Source, Throughput, skip};
 
 use std::process::ExitCode;
 

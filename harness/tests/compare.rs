@@ -251,3 +251,37 @@ fn calibrate_writes_bands_that_compare_uses() {
     assert!(row["noise_band"].as_f64().unwrap() >= 0.5, "{row}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_budget_too_small_for_three_pairs_is_refused_with_the_budget_that_would_hold() {
+    let _turn = measuring();
+    let dir = temp("tiny-budget");
+    let (a, b) = two_copies(&dir);
+    // 2000 iterations of ~20 us make each process take >= 40 ms, so the pilot pair of the three
+    // measurements takes >= 0.1 s on any machine: 0.2 s cannot hold two more rounds.
+    let out = Command::new(HARNESS)
+        .args([
+            "compare",
+            "--iterations",
+            "2000",
+            "--warmup",
+            "0",
+            "--seed",
+            "7",
+            "--budget",
+            "0.2s",
+            "--baseline",
+        ])
+        .arg(&a)
+        .arg("--candidate")
+        .arg(&b)
+        .arg("--out")
+        .arg(dir.join("o"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("'--budget'") && stderr.contains("cannot hold 3 pairs"), "{stderr}");
+    assert!(stderr.contains("would, or select fewer scenarios"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

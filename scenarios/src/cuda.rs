@@ -1,19 +1,26 @@
 //! CUDA scenarios: the cross-stream readback race and its [`TestStream`] fix, graph captures under
 //! `ENGINE_CUDA_GRAPH`, and bandwidth, KV growth and decode-launch measurements timed with CUDA events.
 //!
+//! Bandwidth and KV growth go through the harness's GPU timing path ([`Bencher::iter_gpu`] over a
+//! [`GpuSampler`]): a cold series (L2 flushed before each sample) and a hot one, each sample's SM
+//! clock read around it, throttled samples dropped, each series stopped on noise.
+//!
 //! Every scenario first asks [`cuda::availability`]; without a driver or device it calls
 //! [`harness::skip`] with the reason, so a machine without a GPU reports them skipped, never
 //! passed or failed.
 
+use std::cell::Cell;
+use std::rc::Rc;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use engine::cuda::cudarc::driver::{CudaContext, result, sys};
 use engine::cuda::{
-    self, Availability, DecodeShape, DecodeStep, DeviceBuffer, DeviceKvCache, EventTimer, LaunchMode, TestStream, captures, copy,
+    self, Availability, DecodeShape, DecodeStep, DeviceBuffer, DeviceKvCache, EventTimer, GpuSampler, LaunchMode, TestStream, captures,
+    copy,
 };
 use engine::errors::CudaError;
-use harness::{Bencher, Scenario, Throughput, Unit};
+use harness::{Bencher, Caches, GpuSample, GpuTimer, Scenario, Throughput, Unit};
 
 /// The race buffer's size in MiB, from `SCENARIOS_CUDA_RACE_MIB` (default below): the fill must
 /// still be running when the readback starts, and how long that takes differs between machines.
@@ -41,8 +48,11 @@ const TAIL_WORDS: usize = 256 << 10;
 const OLD: u32 = 0x0DDC_0FFE;
 const NEW: u32 = 0xC0FF_EE00;
 
-/// Bandwidth buffers: 1 GiB each, far past the 50-60 MB L2.
+/// Bandwidth buffers: 1 GiB each, far past the 60 MiB L2.
 const BANDWIDTH_WORDS: usize = 256 << 20;
+/// Cold against hot at sizes either side of the L2 (60 MiB on an H200): words of 32 MiB and 4 GiB.
+const MIB_32: usize = 8 << 20;
+const GIB_4: usize = 1 << 30;
 
 /// The decode model: 8 layers of 256 floats, mean over 64 tokens; 17 small launches per step.
 const DECODE: DecodeShape = DecodeShape {
@@ -78,6 +88,13 @@ fn driver(call: &'static str, r: sys::CUresult) {
     ok(r.result().map_err(CudaError::driver(call)))
 }
 
+/// A CUDA measurement: timed with CUDA events, never counted under `--counters` (the host's
+/// instructions say nothing about a kernel's time).
+#[track_caller]
+fn gpu_measure(name: &str, f: impl Fn(&mut Bencher) + Send + Sync + 'static) -> Scenario {
+    Scenario::measure(name, f).uncounted("CUDA: timed with CUDA events; host instruction counts say nothing about kernels")
+}
+
 harness::scenarios!(|| vec![
     // Both race scenarios carry the same size variants: variants with the same env form one
     // process set for detect, so each size gets its own verdict with the sibling beside it.
@@ -91,13 +108,17 @@ harness::scenarios!(|| vec![
     .env(RACE_MIB_VAR, RACE_SWEEP_MIB)
     .ignore("a deliberate cross-stream race for detect: run `detect cuda/race --include-ignored`"),
     Scenario::check("cuda/test_stream/readback_is_complete", test_stream_readback_is_complete),
-    Scenario::measure("cuda/graph/captures", graph_captures).env("ENGINE_CUDA_GRAPH", ["0", "1"]),
-    Scenario::measure("cuda/bandwidth/fill", bandwidth_fill),
-    Scenario::measure("cuda/bandwidth/copy_dtod", bandwidth_copy_kernel),
-    Scenario::measure("cuda/bandwidth/ceiling_memcpy_dtod", bandwidth_ceiling),
-    Scenario::measure("cuda/kv/grow_per_page", kv_grow_per_page),
-    Scenario::measure("cuda/decode/graph_replay", |b| decode_latency(b, LaunchMode::Graph)),
-    Scenario::measure("cuda/decode/eager_launch", |b| decode_latency(b, LaunchMode::Eager)),
+    gpu_measure("cuda/graph/captures", graph_captures).env("ENGINE_CUDA_GRAPH", ["0", "1"]),
+    gpu_measure("cuda/bandwidth/fill", bandwidth_fill),
+    gpu_measure("cuda/bandwidth/copy_dtod", bandwidth_copy_kernel),
+    gpu_measure("cuda/bandwidth/ceiling_memcpy_dtod", |b| bandwidth_ceiling(b, BANDWIDTH_WORDS)),
+    gpu_measure("cuda/bandwidth/memcpy_dtod_32mib", |b| bandwidth_ceiling(b, MIB_32)),
+    gpu_measure("cuda/bandwidth/memcpy_dtod_4gib", |b| bandwidth_ceiling(b, GIB_4)),
+    gpu_measure("cuda/bandwidth/read_32mib", |b| bandwidth_read(b, MIB_32)),
+    gpu_measure("cuda/bandwidth/read_4gib", |b| bandwidth_read(b, GIB_4)),
+    gpu_measure("cuda/kv/grow_per_page", kv_grow_per_page),
+    gpu_measure("cuda/decode/graph_replay", |b| decode_latency(b, LaunchMode::Graph)),
+    gpu_measure("cuda/decode/eager_launch", |b| decode_latency(b, LaunchMode::Eager)),
 ]);
 
 /// Warms what the race check uses (context, a buffer of the same size, legacy-stream copies) in
@@ -249,36 +270,89 @@ fn graph_captures(b: &mut Bencher) {
     assert_eq!(taken, expected, "{mode:?}: {taken} captures, expected {expected}");
 }
 
+/// The harness's view of a [`GpuSampler`]: how one sample is timed.
+struct CudaTimer<'a> {
+    sampler: &'a mut GpuSampler,
+    clock: SampleClock,
+}
+
+/// Where a sample's time comes from.
+enum SampleClock {
+    /// CUDA events around the enqueued work.
+    Events,
+    /// The work measures itself (host clock around synchronous driver calls) and leaves its time
+    /// here; the sampler still brackets it with clock stamps.
+    Reported(Rc<Cell<Duration>>),
+}
+
+impl GpuTimer for CudaTimer<'_> {
+    fn default_sm_clock_mhz(&self) -> Option<f64> {
+        Some(ok(self.sampler.default_sm_clock_mhz())).filter(|&mhz| mhz > 0.0)
+    }
+
+    fn flush_l2(&mut self) {
+        ok(self.sampler.flush_l2());
+    }
+
+    fn sample(&mut self, work: &mut dyn FnMut()) -> GpuSample {
+        let run = || {
+            work();
+            Ok(())
+        };
+        let t = match &self.clock {
+            SampleClock::Events => ok(self.sampler.time_events(run)),
+            SampleClock::Reported(_) => ok(self.sampler.time_host(run)),
+        };
+        let elapsed = match &self.clock {
+            SampleClock::Events => t.elapsed,
+            SampleClock::Reported(cell) => cell.get(),
+        };
+        GpuSample {
+            elapsed,
+            sm_clock_mhz: t.clock.map(|c| c.sm_clock_mhz),
+        }
+    }
+}
+
+/// Cold and hot series of `work` (stream work on `ts`), timed with events.
+fn cold_and_hot(b: &mut Bencher, ts: &TestStream, work: impl FnMut()) {
+    let mut sampler = ok(GpuSampler::new(ts.raw()));
+    let mut timer = CudaTimer {
+        sampler: &mut sampler,
+        clock: SampleClock::Events,
+    };
+    b.iter_gpu(&mut timer, Caches::ColdAndHot, work);
+}
+
 /// `TestStream::fill` (`cuMemsetD32Async`) over 1 GiB; bytes written.
 fn bandwidth_fill(b: &mut Bencher) {
     let ctx = gpu();
     let ts = ok(TestStream::new(&ctx));
-    let timer = ok(EventTimer::new(&ctx));
     let mut buf = ok(ts.alloc(BANDWIDTH_WORDS));
     b.throughput(Throughput::Bytes(buf.bytes() as u64));
     let mut value = 1u32;
-    b.iter_timed(|| {
+    cold_and_hot(b, &ts, || {
         value = value.wrapping_add(0x9E37_79B9);
-        ok(timer.time(ts.raw(), || ts.fill(&mut buf, value)))
+        ok(ts.fill(&mut buf, value));
     });
     let mut probe = [0u32; 4];
     ok(ts.read(&buf, BANDWIDTH_WORDS - 4, &mut probe));
     assert!(probe.iter().all(|&w| w == value), "the last fill did not land");
 }
 
-/// Source and destination of 1 GiB, the source filled with a non-zero pattern.
-fn copy_buffers(ts: &TestStream) -> (DeviceBuffer, DeviceBuffer) {
-    let mut src = ok(ts.alloc(BANDWIDTH_WORDS));
-    let mut dst = ok(ts.alloc(BANDWIDTH_WORDS));
+/// Source and destination of `words` each, the source filled with a non-zero pattern.
+fn copy_buffers(ts: &TestStream, words: usize) -> (DeviceBuffer, DeviceBuffer) {
+    let mut src = ok(ts.alloc(words));
+    let mut dst = ok(ts.alloc(words));
     ok(ts.fill(&mut src, 0xA5A5_5A5A));
     ok(ts.fill(&mut dst, 0));
-    ok(ts.write(&mut src, BANDWIDTH_WORDS - 4, &[1, 2, 3, 4]));
+    ok(ts.write(&mut src, words - 4, &[1, 2, 3, 4]));
     (src, dst)
 }
 
 fn check_copied(ts: &TestStream, dst: &DeviceBuffer) {
     let mut probe = [0u32; 4];
-    ok(ts.read(dst, BANDWIDTH_WORDS - 4, &mut probe));
+    ok(ts.read(dst, dst.len() - 4, &mut probe));
     assert_eq!(probe, [1, 2, 3, 4], "the copy did not reach the end of the buffer");
     ok(ts.read(dst, 0, &mut probe));
     assert!(
@@ -291,42 +365,64 @@ fn check_copied(ts: &TestStream, dst: &DeviceBuffer) {
 fn bandwidth_copy_kernel(b: &mut Bencher) {
     let ctx = gpu_with_kernels();
     let ts = ok(TestStream::new(&ctx));
-    let timer = ok(EventTimer::new(&ctx));
-    let (src, mut dst) = copy_buffers(&ts);
+    let (src, mut dst) = copy_buffers(&ts, BANDWIDTH_WORDS);
     b.throughput(Throughput::Bytes(2 * src.bytes() as u64));
-    b.iter_timed(|| ok(timer.time(ts.raw(), || copy::copy_kernel(ts.raw(), &src, &mut dst))));
+    cold_and_hot(b, &ts, || ok(copy::copy_kernel(ts.raw(), &src, &mut dst)));
     check_copied(&ts, &dst);
 }
 
-/// `cuMemcpyDtoDAsync` over 1 GiB: the copy ceiling; bytes read plus written.
-fn bandwidth_ceiling(b: &mut Bencher) {
+/// `cuMemcpyDtoDAsync` of `words`: at 1 GiB the copy ceiling; bytes read plus written.
+fn bandwidth_ceiling(b: &mut Bencher, words: usize) {
     let ctx = gpu();
     let ts = ok(TestStream::new(&ctx));
-    let timer = ok(EventTimer::new(&ctx));
-    let (src, mut dst) = copy_buffers(&ts);
+    let (src, mut dst) = copy_buffers(&ts, words);
     b.throughput(Throughput::Bytes(2 * src.bytes() as u64));
-    b.iter_timed(|| ok(timer.time(ts.raw(), || copy::memcpy_dtod(ts.raw(), &src, &mut dst))));
+    cold_and_hot(b, &ts, || ok(copy::memcpy_dtod(ts.raw(), &src, &mut dst)));
     check_copied(&ts, &dst);
 }
 
-/// Cost of mapping one more KV page (create + map + set access). Host clock: these are
-/// synchronous driver calls that enqueue nothing on a stream, so CUDA events would time nothing.
+/// The `read_u4` kernel over `words`: reads only, so the hot series shows what L2 gives reads;
+/// bytes read.
+fn bandwidth_read(b: &mut Bencher, words: usize) {
+    let ctx = gpu_with_kernels();
+    let ts = ok(TestStream::new(&ctx));
+    let mut src = ok(ts.alloc(words));
+    let mut sink = ok(ts.alloc(1));
+    ok(ts.fill(&mut src, 0x5A5A_A5A5));
+    ok(ts.fill(&mut sink, 0));
+    b.throughput(Throughput::Bytes(src.bytes() as u64));
+    cold_and_hot(b, &ts, || ok(copy::read_kernel(ts.raw(), &src, &mut sink)));
+    let mut word = [1u32];
+    ok(ts.read(&sink, 0, &mut word));
+    assert_eq!(word, [0], "the read kernel wrote its sink: it read something other than the fill");
+}
+
+/// Cost of mapping one more KV page (create + map + set access), cold and hot. Host clock: these
+/// are synchronous driver calls that enqueue nothing on a stream, so CUDA events would time
+/// nothing; the cache is created outside the timed loop.
 fn kv_grow_per_page(b: &mut Bencher) {
     const PAGES: usize = 32;
     let ctx = gpu();
+    let ts = ok(TestStream::new(&ctx));
     let stride = DECODE.stride_bytes();
     let page_bytes = ok(cuda::kv::granularity(&ctx));
     let max_tokens = PAGES * page_bytes / stride;
     b.throughput(Throughput::Bytes(page_bytes as u64));
-    b.iter_timed(|| {
-        let mut kv = ok(DeviceKvCache::new(&ctx, stride, max_tokens, 1));
+    let per_page = Rc::new(Cell::new(Duration::ZERO));
+    let mut sampler = ok(GpuSampler::new(ts.raw()));
+    let mut timer = CudaTimer {
+        sampler: &mut sampler,
+        clock: SampleClock::Reported(per_page.clone()),
+    };
+    let mut kv = Some(ok(DeviceKvCache::new(&ctx, stride, max_tokens, 1)));
+    b.iter_gpu(&mut timer, Caches::ColdAndHot, || {
+        let mut cache = kv.take().unwrap_or_else(|| ok(DeviceKvCache::new(&ctx, stride, max_tokens, 1)));
         let start = Instant::now();
         for _ in 0..PAGES {
-            ok(kv.grow_page());
+            ok(cache.grow_page());
         }
-        let per_page = start.elapsed() / PAGES as u32;
-        assert_eq!(kv.capacity_tokens(), max_tokens);
-        per_page
+        per_page.set(start.elapsed() / PAGES as u32);
+        assert_eq!(cache.capacity_tokens(), max_tokens);
     });
     b.record("page_bytes", Unit::Bytes, page_bytes as f64);
 }

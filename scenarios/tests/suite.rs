@@ -173,6 +173,8 @@ fn brittle_check_fails_alone_and_passes_after_its_warmer() {
             timeout: Some(Duration::from_secs(60)),
             scratch: dir.path().to_owned(),
             id: names.join("+").replace('/', "_"),
+            gpu: None,
+            counters: None,
         };
         let result = demos.run(&request).expect("process runs");
         result.results.into_iter().map(|s| (s.name, s.outcome)).collect::<Vec<_>>()

@@ -1,5 +1,6 @@
 //! Device-to-device copies: [`copy_kernel`] (the engine's NVRTC copy kernel) and [`memcpy_dtod`]
-//! (the driver's copy engine path, the ceiling the kernel is compared with).
+//! (the driver's copy engine path, the ceiling the kernel is compared with); and [`read_kernel`], a
+//! pass that only reads, for what L2 does to reads alone.
 
 use cudarc::driver::{CudaStream, PushKernelArg, sys};
 
@@ -17,6 +18,21 @@ pub fn copy_kernel(stream: &CudaStream, src: &DeviceBuffer, dst: &mut DeviceBuff
     launch.arg(&s).arg(&d).arg(&n16);
     // SAFETY: both pointers hold at least n16 16-byte units; cuMemAlloc aligns to 256 bytes.
     unsafe { launch.launch(k.copy_config()) }.map_err(CudaError::driver("cuLaunchKernel(copy_u4)"))?;
+    Ok(())
+}
+
+/// Enqueues a read of every 16-byte unit of `src` by the `read_u4` kernel; `sink` (one word or
+/// more) is written only if the XOR of all words read equals `0x9E3779B9`, which a buffer filled
+/// with one repeated word never gives (four equal words XOR to 0).
+pub fn read_kernel(stream: &CudaStream, src: &DeviceBuffer, sink: &mut DeviceBuffer) -> Result<(), CudaError> {
+    sink.check_range("read_kernel sink", 0, 1)?;
+    let k = kernels()?;
+    let n16 = (src.len() / 4) as u64;
+    let (s, out) = (src.ptr(), sink.ptr());
+    let mut launch = stream.launch_builder(&k.read_u4);
+    launch.arg(&s).arg(&n16).arg(&out);
+    // SAFETY: `src` holds n16 16-byte units (cuMemAlloc aligns to 256 bytes); `sink` holds a word.
+    unsafe { launch.launch(k.copy_config()) }.map_err(CudaError::driver("cuLaunchKernel(read_u4)"))?;
     Ok(())
 }
 

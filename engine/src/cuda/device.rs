@@ -37,6 +37,11 @@ pub struct DeviceInfo {
     pub multiprocessors: u32,
     /// Device memory in bytes.
     pub total_mem_bytes: usize,
+    /// L2 cache size in bytes (`CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE`): what a cold sample flushes.
+    pub l2_cache_bytes: usize,
+    /// The SM clock the driver reports as the device's (`CU_DEVICE_ATTRIBUTE_CLOCK_RATE`, its
+    /// rated peak), in kHz: the reference a throttle threshold is a fraction of (nvbench's too).
+    pub default_sm_clock_khz: u32,
     /// `cuDriverGetVersion`, e.g. `13000` for CUDA 13.0.
     pub driver_version: i32,
     /// Whether libnvrtc can be opened, so the engine's kernels can be compiled.
@@ -47,6 +52,11 @@ impl DeviceInfo {
     /// The driver's CUDA version as `major.minor`.
     pub fn driver_version_string(&self) -> String {
         format!("{}.{}", self.driver_version / 1000, (self.driver_version % 1000) / 10)
+    }
+
+    /// [`default_sm_clock_khz`](Self::default_sm_clock_khz) in MHz.
+    pub fn default_sm_clock_mhz(&self) -> f64 {
+        f64::from(self.default_sm_clock_khz) / 1e3
     }
 }
 
@@ -113,6 +123,8 @@ fn probe_inner() -> Result<DeviceInfo, Unavailable> {
         attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?,
     );
     let multiprocessors = attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)? as u32;
+    let l2_cache_bytes = attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)?.max(0) as usize;
+    let default_sm_clock_khz = attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_CLOCK_RATE)?.max(0) as u32;
     // SAFETY: as above.
     let total_mem_bytes = unsafe { result::device::total_mem(dev) }.map_err(query_failed("cuDeviceTotalMem"))?;
     let mut driver_version = 0;
@@ -128,6 +140,8 @@ fn probe_inner() -> Result<DeviceInfo, Unavailable> {
         compute_capability,
         multiprocessors,
         total_mem_bytes,
+        l2_cache_bytes,
+        default_sm_clock_khz,
         driver_version,
         nvrtc,
     })
@@ -218,6 +232,8 @@ mod tests {
             compute_capability: (9, 0),
             multiprocessors: 132,
             total_mem_bytes: 1,
+            l2_cache_bytes: 1,
+            default_sm_clock_khz: 1_980_000,
             driver_version: 13000,
             nvrtc: true,
         };

@@ -22,6 +22,18 @@ extern "C" __global__ void copy_u4(const uint4* __restrict__ src, uint4* __restr
     }
 }
 
+// Reads n 16-byte words and folds them into one word per thread, stored only when the fold hits a
+// value the caller's data never produces: the loads cannot be optimised away, and nothing is written.
+extern "C" __global__ void read_u4(const uint4* __restrict__ src, unsigned long long n, unsigned int* sink) {
+    unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+    unsigned int acc = 0;
+    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        uint4 v = src[i];
+        acc ^= v.x ^ v.y ^ v.z ^ v.w;
+    }
+    if (acc == 0x9E3779B9u) sink[0] = acc;
+}
+
 // Writes token *pos's row for one layer: a value every reference can recompute exactly.
 extern "C" __global__ void append_kv(float* kv, const int* pos, int row, int layer, int width) {
     int j = blockIdx.x * blockDim.x + threadIdx.x;
@@ -45,6 +57,24 @@ extern "C" __global__ void attend(const float* kv, const int* pos, float* out, i
 extern "C" __global__ void advance(int* pos) {
     if (blockIdx.x == 0 && threadIdx.x == 0) *pos += 1;
 }
+
+// Stamps (globaltimer ns, clock64 cycles) of the SM this block runs on into out[%smid]. Launched
+// with more blocks than SMs so nearly every SM stamps; blocks sharing an SM write nearly the same
+// pair, each in one 16-byte store, so a slot never mixes two blocks' readings.
+extern "C" __global__ void sm_clock_stamp(ulonglong2* out, unsigned int slots) {
+    if (threadIdx.x != 0) return;
+    unsigned int smid;
+    unsigned long long t;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    long long c = clock64();
+    if (smid < slots) {
+        ulonglong2 v;
+        v.x = t;
+        v.y = (unsigned long long)c;
+        out[smid] = v;
+    }
+}
 "#;
 
 /// The compiled kernels of [`SOURCE`].
@@ -52,12 +82,16 @@ extern "C" __global__ void advance(int* pos) {
 pub struct Kernels {
     /// `copy_u4(src, dst, n16)`: grid-stride copy of `n16` 16-byte words.
     pub copy_u4: CudaFunction,
+    /// `read_u4(src, n16, sink)`: grid-stride read of `n16` 16-byte words (nothing written).
+    pub read_u4: CudaFunction,
     /// `append_kv(kv, pos, row, layer, width)`.
     pub append_kv: CudaFunction,
     /// `attend(kv, pos, out, row, layer, width, window)`.
     pub attend: CudaFunction,
     /// `advance(pos)`.
     pub advance: CudaFunction,
+    /// `sm_clock_stamp(out, slots)`: each SM's (globaltimer, clock64) into `out[smid]`.
+    pub sm_clock_stamp: CudaFunction,
     /// Streaming multiprocessors, for sizing grids.
     pub multiprocessors: u32,
 }
@@ -97,9 +131,11 @@ fn compile() -> Result<Kernels, CudaError> {
     let load = |name: &'static str| module.load_function(name).map_err(CudaError::driver("cuModuleGetFunction"));
     Ok(Kernels {
         copy_u4: load("copy_u4")?,
+        read_u4: load("read_u4")?,
         append_kv: load("append_kv")?,
         attend: load("attend")?,
         advance: load("advance")?,
+        sm_clock_stamp: load("sm_clock_stamp")?,
         multiprocessors: info.multiprocessors,
     })
 }

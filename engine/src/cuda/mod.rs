@@ -12,6 +12,9 @@
 //!   `ENGINE_CUDA_GRAPH`; [`captures`] counts captures.
 //! - [`kernels`]: the NVRTC source and compiled functions; [`copy`] the copy kernel and the driver's
 //!   device-to-device copy; [`EventTimer`] times stream work with CUDA events.
+//! - [`GpuSampler`] times one sample for a GPU measurement: [`L2Flush`] (a buffer sized from the
+//!   L2 attribute, overwritten before a cold sample), events around the work, and [`ClockProbe`]
+//!   (globaltimer and clock64 stamps around it) for the SM clock it ran at.
 //!
 //! cudarc is re-exported as [`cudarc`] so callers that must reach raw driver calls (to reproduce a
 //! hazard on purpose) use the same build of it.
@@ -22,20 +25,26 @@
 //! would look for `.so.12` and an unversioned `libnvrtc.so`, which a CUDA 13-only machine may lack).
 
 mod buffer;
+pub mod clock;
 pub mod copy;
 pub mod decode;
 pub mod device;
 pub mod kernels;
 pub mod kv;
+mod l2;
+mod sampler;
 #[cfg(feature = "test-support")]
 mod stream;
 mod timing;
 
 pub use buffer::DeviceBuffer;
+pub use clock::{ClockProbe, ClockReading};
 pub use cudarc;
 pub use decode::{DecodeShape, DecodeStep, LaunchMode, captures};
 pub use device::{Availability, DeviceInfo, Unavailable, availability, context, device_info, device_info_with_nvrtc, probe};
 pub use kv::{DeviceKvCache, KvGeometry};
+pub use l2::{FLUSH_FACTOR, FlushKind, L2Flush};
+pub use sampler::{GpuSampler, TimedSample};
 #[cfg(feature = "test-support")]
 pub use stream::TestStream;
 pub use timing::EventTimer;

@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use super::options::{RUN, SMOKE};
 use super::values::{count, positive_fraction, secs, seed};
+use crate::counters::CounterMode;
 
 /// A scenario harness: each scenario in fresh processes, in a seeded shuffled order, with a
 /// confidence interval on every measurement.
@@ -105,6 +106,25 @@ pub struct MeasureArgs {
     /// Output directory [default: reports/<timestamp>/, with reports/latest pointing at it].
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Count each measurement's calls beside its wall time: `instructions` (and under valgrind
+    /// `estimated_cycles`, under perf `cycles` and `cache_misses`). `auto` [the default when
+    /// the flag has no value]: perf where hardware counters count, else valgrind. Under
+    /// valgrind each measurement gets --counter-processes processes of its own, run in
+    /// parallel (one per core), each --counter-warmup uncounted and --counter-iterations
+    /// counted calls, with --timeout x10. Scenarios marked uncounted (CUDA) are not counted.
+    #[arg(long, value_name = "SOURCE", num_args = 0..=1, require_equals = true, default_missing_value = "auto")]
+    pub counters: Option<CounterMode>,
+    /// Counting processes per measurement under valgrind.
+    #[arg(long, value_name = "N", value_parser = count::<1>, default_value_t = 3)]
+    pub counter_processes: usize,
+    /// Counted calls per counting process under valgrind (each its own Callgrind dump); a
+    /// routine whose warm-up call took long under valgrind gets as many as fit in 3 s of CPU,
+    /// at least 3.
+    #[arg(long, value_name = "M", value_parser = count::<1>, default_value_t = 5)]
+    pub counter_iterations: usize,
+    /// Uncounted warm-up calls before them.
+    #[arg(long, value_name = "W", value_parser = count::<0>, default_value_t = 1)]
+    pub counter_warmup: usize,
 }
 
 /// Options of `run`.
@@ -172,4 +192,7 @@ pub struct RunArgs {
     /// --partition, --resume, --history.
     #[command(flatten)]
     pub shards: super::history_args::ShardArgs,
+    /// GPU sample rules and clock lock.
+    #[command(flatten)]
+    pub gpu: super::gpu_args::GpuArgs,
 }

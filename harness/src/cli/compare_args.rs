@@ -27,6 +27,9 @@ pub struct SessionArgs {
     /// Smallest noise band, in percent: changes inside it are never regressions.
     #[arg(long, value_name = "PCT", value_parser = fraction, default_value = "2")]
     pub noise_floor: f64,
+    /// GPU sample rules and clock lock.
+    #[command(flatten)]
+    pub gpu: super::gpu_args::GpuArgs,
 }
 
 /// Options of `compare`.
@@ -55,6 +58,10 @@ pub struct CompareArgs {
     /// +-margin, `regressed`/`improved` that it lies wholly beyond it (and q <= 0.05).
     #[arg(long, value_name = "PCT", value_parser = positive_fraction, default_value = "5")]
     pub margin: f64,
+    /// Margin of counter rows (`--counters`), in percent: counts move between processes by
+    /// layout alone (well under 1% in the default suite), so their margin is tighter.
+    #[arg(long, value_name = "PCT", value_parser = positive_fraction, default_value = "1")]
+    pub counter_margin: f64,
     /// Time for the whole comparison (`3m`, `600s`, `1h`): after the first `--runs` pairs, only
     /// undecided scenarios get more pairs, looked at sequentially with alpha spending.
     #[arg(long, value_name = "DURATION", value_parser = duration)]
@@ -99,16 +106,19 @@ pub struct CalibrateArgs {
     pub session: SessionArgs,
 }
 
-fn settings(a: &SessionArgs) -> RunSettings {
+fn settings(a: &SessionArgs) -> Result<RunSettings, Error> {
     let m = a.measure.resolve(&COMPARE);
-    RunSettings {
+    Ok(RunSettings {
         runs: a.runs,
         iterations: m.iterations,
         warmup: m.warmup,
         seed: m.seed,
         timeout: Some(m.timeout),
         selection: a.names.selection(),
-    }
+        gpu: Some(a.gpu.settings()?),
+        counters: a.measure.counter_settings()?,
+        counter_pairs: a.measure.counter_processes,
+    })
 }
 
 /// A duration such as `600s`, `3m`, `1h` or `90` (seconds).
@@ -139,7 +149,7 @@ fn this_binary(flag: &'static str) -> Result<PathBuf, Error> {
 /// Validate `compare`'s arguments. `own_suite`: this binary registers scenarios, so it can be
 /// the default candidate.
 pub(crate) fn compare_options(a: &CompareArgs, own_suite: bool) -> Result<CompareOptions, Error> {
-    let settings = settings(&a.session);
+    let settings = settings(&a.session)?;
     let base_ref = a.base_ref.as_ref().map(|r| BaseRef {
         git_ref: r.clone(),
         package: a.package.clone(),
@@ -168,6 +178,7 @@ pub(crate) fn compare_options(a: &CompareArgs, own_suite: bool) -> Result<Compar
         candidate,
         base_ref,
         margin: a.margin,
+        counter_margin: a.counter_margin,
         budget: a.budget,
         null_control: a.null_control.unwrap_or(0.2),
         out: a.session.measure.out.clone(),
@@ -193,7 +204,7 @@ pub(crate) fn calibrate_options(a: &CalibrateArgs, own_suite: bool) -> Result<Ca
     Ok(CalibrateOptions {
         binary,
         out: a.session.measure.out.clone(),
-        settings: settings(&a.session),
+        settings: settings(&a.session)?,
         sessions: a.sessions,
         floor: a.session.noise_floor,
     })

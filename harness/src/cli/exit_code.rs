@@ -25,6 +25,8 @@ impl ExitCodes {
             Error::Cargo { .. } => Self::USAGE,
             Error::HistoryDuplicate { .. } | Error::Merge { .. } => Self::USAGE,
             Error::DuplicateScenario { .. } => Self::USAGE,
+            // Asking to count where nothing can count is bad input: the message says what would.
+            Error::Counters { .. } => Self::USAGE,
             // An output directory that cannot be created or written is an I/O failure, as the
             // README documents, even when the path was the user's choice.
             Error::OutDir { .. } | Error::Io { .. } | Error::History { .. } => Self::HARNESS,

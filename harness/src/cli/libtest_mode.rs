@@ -105,6 +105,8 @@ fn run_one(smoke: &Smoke, l: &Listed) -> Result<(), Failed> {
         timeout: Some(l.timeout.unwrap_or(smoke.timeout)),
         scratch: smoke.scratch.clone(),
         id: "libtest".into(),
+        gpu: None,
+        counters: None,
     };
     let result = smoke
         .target

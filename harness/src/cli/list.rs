@@ -18,6 +18,7 @@ pub(crate) fn listed(variants: &[Variant]) -> Vec<Listed> {
             ignored: v.scenario.ignored.clone(),
             env: v.env.clone(),
             timeout: v.scenario.timeout,
+            uncounted: v.scenario.uncounted.clone(),
         })
         .collect()
 }
@@ -50,6 +51,7 @@ pub(crate) fn print_json_list(variants: &[Variant]) {
             env: l.env,
             timeout_s: l.timeout.map(|t| t.as_secs_f64()),
             source: Some(v.scenario.source.to_string()),
+            uncounted: l.uncounted,
         };
         println!("{}", serde_json::to_string(&line).expect("list lines serialize"));
     }

@@ -12,6 +12,7 @@ mod compare_args;
 pub(crate) mod detect;
 pub(crate) mod detect_args;
 mod exit_code;
+mod gpu_args;
 mod history;
 mod history_args;
 mod libtest_mode;
@@ -71,8 +72,12 @@ fn dispatch(args: Args, variants: &[Variant]) -> Result<u8, Error> {
         Some(args::Command::History(h)) => return history::run(&h),
         Some(args::Command::Merge(m)) => return history::merge(&m),
         Some(args::Command::Detect(d)) => return detect::run(&d, list::listed(variants)),
-        Some(args::Command::Compare(c)) => return compare::compare(&compare_args::compare_options(&c, !variants.is_empty())?),
+        Some(args::Command::Compare(c)) => {
+            let _clocks = c.session.gpu.lock()?;
+            return compare::compare(&compare_args::compare_options(&c, !variants.is_empty())?);
+        }
         Some(args::Command::Calibrate(c)) => {
+            let _clocks = c.session.gpu.lock()?;
             return compare::calibrate(&compare_args::calibrate_options(&c, !variants.is_empty())?);
         }
         None => args.run,
@@ -91,6 +96,8 @@ fn dispatch(args: Args, variants: &[Variant]) -> Result<u8, Error> {
 /// arguments choose.
 pub(crate) fn run_command(run_args: args::RunArgs, own: Vec<Listed>, given: Option<Box<dyn Target>>) -> Result<u8, Error> {
     let opts = options::RunOptions::from_args(&run_args)?;
+    // Held until the run returns; dropping it resets the clocks.
+    let _clocks = run_args.gpu.lock()?;
     let target: Box<dyn Target> = match (given, &opts.target) {
         (Some(t), _) => t,
         (None, options::TargetChoice::Own) => Box::new(SuiteBinary::current(own)?),

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::args::{MeasureArgs, RunArgs};
+use crate::counters::{CounterSettings, CounterSource};
 use crate::errors::Error;
 use crate::plan::{Selection, fresh_seed};
 use crate::run::RunConfig;
@@ -87,6 +88,18 @@ impl MeasureArgs {
     }
 }
 
+impl MeasureArgs {
+    /// `--counters` resolved to a source that counts here, or why none does.
+    pub(crate) fn counter_settings(&self) -> Result<Option<CounterSettings>, Error> {
+        let Some(mode) = self.counters else { return Ok(None) };
+        Ok(Some(CounterSettings {
+            source: CounterSource::resolve(mode)?,
+            iterations: self.counter_iterations,
+            warmup: self.counter_warmup,
+        }))
+    }
+}
+
 /// Which binary's scenarios to run.
 #[derive(Debug, Clone)]
 pub(crate) enum TargetChoice {
@@ -162,6 +175,9 @@ impl RunOptions {
                 command: crate::reproduce::this_command(m.seed),
                 partition: a.shards.partition,
                 resume: None,
+                gpu: Some(a.gpu.settings()?),
+                counters: a.measure.counter_settings()?,
+                counter_processes: a.measure.counter_processes,
             },
             out: m.out.or_else(|| a.shards.resume.clone()),
             history: a.shards.history.clone().map(|db| (db, a.shards.history_label.clone())),

@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::effect::{Effect, paired, unpaired};
-use super::verdict::{ALPHA, decide, noise_band, scale_calibrated};
+use super::verdict::{ALPHA, DEFAULT_COUNTER_MARGIN, counter_band, decide, noise_band, scale_calibrated};
 use crate::model::{Better, CompareEntry, CompareVerdict, NoiseSources, SideStats, Unit};
 use crate::stats::{benjamini_hochberg, summarize};
 
@@ -29,20 +29,36 @@ pub(crate) struct MetricInput {
     pub note: Option<String>,
     /// Pooled within-process sd of log iterations, when iterations were recorded.
     pub within: Option<f64>,
+    /// The counter source that made the values (`valgrind-callgrind 3.19`); `None` for wall
+    /// time. Decides the row's margin (`--counter-margin`).
+    pub source: Option<String>,
 }
 
 /// Calibrated noise bands by (scenario, metric), with the pairs each was measured at.
 pub(crate) type Calibration = BTreeMap<(String, String), (f64, usize)>;
 
 /// What the analysis needs besides the values.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub(crate) struct AnalysisConfig {
     /// Default noise floor (fraction).
     pub floor: f64,
     /// Margin of practical relevance (fraction).
     pub margin: f64,
+    /// Margin of counter rows (fraction), which replaces floor and margin there.
+    pub counter_margin: f64,
     /// Calibrated noise bands.
     pub calibration: Calibration,
+}
+
+impl Default for AnalysisConfig {
+    fn default() -> Self {
+        AnalysisConfig {
+            floor: 0.0,
+            margin: 0.0,
+            counter_margin: DEFAULT_COUNTER_MARGIN,
+            calibration: Calibration::new(),
+        }
+    }
 }
 
 /// One row's place in a sequential comparison: the alpha this look may spend and the smallest
@@ -153,6 +169,7 @@ fn blank_entry(m: &MetricInput) -> CompareEntry {
         level: None,
         derived_from: None,
         noise: None,
+        source: m.source.clone(),
     }
 }
 
@@ -231,7 +248,10 @@ fn entry(m: &MetricInput, e: Result<Effect, String>, config: &AnalysisConfig, q:
         .calibration
         .get(&(m.name.clone(), m.metric.clone()))
         .map(|&(band, n_cal)| scale_calibrated(band, n_cal, e.n()));
-    let band = noise_band(&e, config.floor, config.margin, calibrated);
+    let band = match &m.source {
+        Some(_) => counter_band(config.counter_margin, calibrated),
+        None => noise_band(&e, config.floor, config.margin, calibrated),
+    };
     let d = decide(&e, m.better, q, band, alpha);
     entry.ratio = Some(e.to_ratio(e.estimate));
     entry.low = Some(e.to_ratio(d.interval.low));
@@ -296,6 +316,7 @@ mod tests {
             paired: true,
             note: None,
             within: None,
+            source: None,
         }
     }
 

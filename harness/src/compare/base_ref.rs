@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::compare::CompareOptions;
+use super::options::CompareOptions;
 use crate::errors::Error;
 
 /// The two binaries and where they came from.

@@ -37,11 +37,15 @@ pub(crate) struct BudgetReport {
     pub null_control: Option<NullControl>,
 }
 
-/// Pairs of each scenario in `runs`.
+/// Wall-time pairs of one scenario (its counting processes under valgrind are apart).
+fn timed_pairs(sr: &ScenarioRuns) -> usize {
+    let timed = |v: &[crate::model::RunRecord]| v.iter().filter(|r| r.counted_by.is_none()).count();
+    timed(&sr.baseline).min(timed(&sr.candidate))
+}
+
+/// Wall-time pairs of each scenario in `runs`.
 fn pair_counts(runs: &BTreeMap<String, ScenarioRuns>) -> BTreeMap<String, usize> {
-    runs.iter()
-        .map(|(k, v)| (k.clone(), v.baseline.len().min(v.candidate.len())))
-        .collect()
+    runs.iter().map(|(k, v)| (k.clone(), timed_pairs(v))).collect()
 }
 
 /// Run `slots` as one phase of the seam.
@@ -67,7 +71,18 @@ pub(crate) struct SequentialSettings {
     pub control_share: f64,
     /// `--resources`: judge peak RSS and CPU times too.
     pub resources: bool,
+    /// When measuring began (counting pairs included): the budget counts from here, never
+    /// from before a `--base-ref` build.
+    pub started: Instant,
+    /// Counting pairs ran before the wall-time pairs (`--counters=valgrind`).
+    pub counted: bool,
 }
+
+/// The fewest pairs a first look may have: a paired interval needs 2 degrees of freedom.
+const MIN_FIRST: usize = 3;
+/// Share of the budget left after the pilot that the first look may take; the rest is for
+/// later looks at the rows still undecided.
+const FIRST_SHARE: f64 = 0.5;
 
 /// Slots that bring each scenario from `have` to `want` pairs: round r holds the scenarios
 /// still short after r extra pairs, in a fresh random order, each pair's first side a coin.
@@ -103,18 +118,22 @@ pub(crate) fn run_sequential(
     config: AnalysisConfig,
     events: &mut dyn Reporter,
 ) -> Result<Finished, Error> {
+    let mut rng = ChaCha8Rng::seed_from_u64(s.seed);
+    let start = s.started;
+    let mut report = BudgetReport::default();
+    let first = match s.budget {
+        Some(budget) => first_look(&mut pairs, selected, &s, budget, &mut report, &mut rng, events)?,
+        None => s.first,
+    };
     let plan = match s.budget {
         Some(_) => Plan {
-            first: s.first,
-            horizon: DEFAULT_HORIZON.max(s.first),
+            first,
+            horizon: DEFAULT_HORIZON.max(first),
         },
-        None => Plan::single(s.first),
+        None => Plan::single(first),
     };
     let mut seq = Sequential::new(plan, config);
-    let mut rng = ChaCha8Rng::seed_from_u64(s.seed);
-    let start = Instant::now();
-    let mut report = BudgetReport::default();
-    let mut want: BTreeMap<String, usize> = selected.iter().map(|l| (l.name.clone(), s.first)).collect();
+    let mut want: BTreeMap<String, usize> = selected.iter().map(|l| (l.name.clone(), first)).collect();
     loop {
         let slots = batch(selected, &pair_counts(pairs.runs()), &want, &mut rng);
         phase(&mut pairs, &slots, &format!("{PHASE} look {}", report.looks + 1), events)?;
@@ -125,11 +144,7 @@ pub(crate) fn run_sequential(
         if !slots.is_empty() {
             phase(&mut control, &slots, "null control (A/A)", events)?;
         }
-        for (name, sr) in pairs.runs() {
-            let n = sr.baseline.len().min(sr.candidate.len()).max(1);
-            let ns: u64 = sr.baseline.iter().chain(&sr.candidate).map(|r| r.wall_ns).sum();
-            report.pair_seconds.insert(name.clone(), ns as f64 / 1e9 / n as f64);
-        }
+        measure_pair_seconds(&mut report, pairs.runs());
         let inputs = from_pairs(pairs.runs(), s.resources);
         let entries = seq.look(&inputs);
         report.spent = start.elapsed();
@@ -149,6 +164,64 @@ pub(crate) fn run_sequential(
             return Ok(finish(pairs.into_runs(), inputs, entries, report, &control_runs, &seq.config));
         }
     }
+}
+
+/// Seconds one wall-time pair of each scenario has taken so far (both processes).
+fn measure_pair_seconds(report: &mut BudgetReport, runs: &BTreeMap<String, ScenarioRuns>) {
+    for (name, sr) in runs {
+        let n = timed_pairs(sr).max(1);
+        let timed = sr.baseline.iter().chain(&sr.candidate).filter(|r| r.counted_by.is_none());
+        let ns: u64 = timed.map(|r| r.wall_ns).sum();
+        report.pair_seconds.insert(name.clone(), ns as f64 / 1e9 / n as f64);
+    }
+}
+
+/// Under a budget, the pairs of the first look, sized to the budget: a pilot pair of every
+/// scenario measures what a pair costs, then the first look takes up to half of what is left,
+/// between [`MIN_FIRST`] and `--runs` pairs. A budget that cannot hold [`MIN_FIRST`] pairs of
+/// every scenario is refused, naming the budget that would, instead of being overrun; after
+/// counting pairs (whose rows decide) the wall-time rows keep their pilot pair instead.
+fn first_look(
+    pairs: &mut Interleaver<'_>,
+    selected: &[Listed],
+    s: &SequentialSettings,
+    budget: Duration,
+    report: &mut BudgetReport,
+    rng: &mut ChaCha8Rng,
+    events: &mut dyn Reporter,
+) -> Result<usize, Error> {
+    let one: BTreeMap<String, usize> = selected.iter().map(|l| (l.name.clone(), 1)).collect();
+    let slots = batch(selected, &pair_counts(pairs.runs()), &one, rng);
+    phase(pairs, &slots, &format!("{PHASE} pilot"), events)?;
+    report.pairs += slots.len() / 2;
+    measure_pair_seconds(report, pairs.runs());
+    let round: f64 = report.pair_seconds.values().sum::<f64>() * (1.0 + s.control_share);
+    let spent = s.started.elapsed().as_secs_f64();
+    let left = budget.as_secs_f64() - spent;
+    if left < (MIN_FIRST - 1) as f64 * round && s.counted {
+        // The counter rows, counted first, decide; the wall-time rows stay at their pilot pair
+        // (inconclusive) rather than overrunning the budget or throwing the counts away.
+        eprintln!(
+            "compare: the budget left after counting ({left:.0} s) cannot hold {MIN_FIRST} wall-time pairs \
+             ({round:.1} s a round): wall-time rows stay at their pilot pair"
+        );
+        return Ok(1);
+    }
+    if left < (MIN_FIRST - 1) as f64 * round {
+        let would = (spent + (MIN_FIRST - 1) as f64 * round) * 1.2;
+        return Err(Error::InvalidFlag {
+            flag: "--budget",
+            value: format!("{}s", budget.as_secs()),
+            reason: format!(
+                "cannot hold {MIN_FIRST} pairs of each of the {} scenarios: measuring so far took {spent:.0} s and one more \
+                 pair of each takes {round:.1} s (a --base-ref build is not counted); --budget {}m would, or select fewer scenarios",
+                selected.len(),
+                (would / 60.0).ceil()
+            ),
+        });
+    }
+    let affordable = 1 + (FIRST_SHARE * left / round.max(1e-9)) as usize;
+    Ok(affordable.clamp(MIN_FIRST, s.first.max(MIN_FIRST)))
 }
 
 /// Keep in `want` the scenarios the time `left` affords at their measured pair cost (with the
@@ -241,6 +314,7 @@ mod tests {
             ignored: None,
             env: BTreeMap::new(),
             timeout: None,
+            uncounted: None,
         }
     }
 

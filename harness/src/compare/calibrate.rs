@@ -101,6 +101,7 @@ mod tests {
             paired: true,
             note: None,
             within: None,
+            source: None,
         }]
     }
 

@@ -7,14 +7,15 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 use super::analyze::{AnalysisConfig, MetricInput, analyze, suspect_environment};
 use super::base_ref::Built;
 use super::budget::{BudgetReport, SequentialSettings, run_sequential};
 use super::calibrate::calibrate;
 use super::inputs::{from_pairs, from_results};
-use super::interleave::{Interleaver, ProcessConfig, ScenarioRuns, SideTarget, schedule};
+use super::interleave::{Interleaver, ProcessConfig, ScenarioRuns, SideTarget, Slot, schedule};
+use super::options::{CalibrateOptions, CompareOptions, RunSettings};
 use super::output::read_calibration;
 use super::verdict::ALPHA;
 use crate::clock;
@@ -26,87 +27,6 @@ use crate::model::{
 };
 use crate::plan::Selection;
 use crate::report::{OutDir, write_json};
-
-/// How processes of either side run.
-#[derive(Debug, Clone)]
-pub struct RunSettings {
-    /// A/B pairs per scenario (interleaved), or pairs per session (calibrate).
-    pub runs: usize,
-    /// Measured iterations per process.
-    pub iterations: usize,
-    /// Warm-up iterations per process.
-    pub warmup: usize,
-    /// Seed of the pair schedule.
-    pub seed: u64,
-    /// Per-process timeout (a scenario's own timeout wins).
-    pub timeout: Option<Duration>,
-    /// Which scenarios.
-    pub selection: Selection,
-}
-
-/// Validated options of `compare`.
-#[derive(Debug, Clone)]
-pub struct CompareOptions {
-    /// Baseline: a suite binary or a result directory.
-    pub baseline: PathBuf,
-    /// Candidate: likewise.
-    pub candidate: PathBuf,
-    /// `--out`.
-    pub out: Option<PathBuf>,
-    /// Process settings (interleaved design).
-    pub settings: RunSettings,
-    /// `--calibration`.
-    pub calibration: Option<PathBuf>,
-    /// `--noise-floor`, as a fraction.
-    pub floor: f64,
-    /// `--margin`, as a fraction: the change that matters.
-    pub margin: f64,
-    /// `--base-ref`: build both sides from git first (then `baseline`/`candidate` are set to the
-    /// built binaries).
-    pub base_ref: Option<BaseRef>,
-    /// `--budget`: keep adding pairs to undecided scenarios until this much time is spent.
-    pub budget: Option<Duration>,
-    /// `--null-control`: share of extra A/A pairs (0 for none).
-    pub null_control: f64,
-    /// `--fail-on-regression`.
-    pub fail_on_regression: bool,
-    /// Also judge peak RSS and CPU times of each process (`--resources`).
-    pub resources: bool,
-    /// `--mde-report`, as a fraction.
-    pub mde_report: f64,
-    /// `--baseline-env`.
-    pub baseline_env: BTreeMap<String, String>,
-    /// `--candidate-env`.
-    pub candidate_env: BTreeMap<String, String>,
-    /// The command line that reproduces this comparison.
-    pub command: Vec<String>,
-}
-
-/// What `--base-ref` builds.
-#[derive(Debug, Clone)]
-pub struct BaseRef {
-    /// The git ref the baseline is built from.
-    pub git_ref: String,
-    /// `--package`.
-    pub package: String,
-    /// `--bin`.
-    pub bin: String,
-}
-
-/// Validated options of `calibrate`.
-#[derive(Debug, Clone)]
-pub struct CalibrateOptions {
-    /// The suite binary compared against itself.
-    pub binary: PathBuf,
-    /// `--out`.
-    pub out: Option<PathBuf>,
-    /// Process settings; `runs` is pairs per session.
-    pub settings: RunSettings,
-    /// `--sessions`.
-    pub sessions: usize,
-    /// `--noise-floor`, as a fraction.
-    pub floor: f64,
-}
 
 enum Input {
     Binary(PathBuf),
@@ -157,6 +77,8 @@ pub struct ComparePlan {
     warnings: Vec<String>,
     /// What `--base-ref` built, if it was given.
     built: Option<Built>,
+    /// Seconds the `--base-ref` build took.
+    build_s: Option<f64>,
 }
 
 enum Design {
@@ -194,9 +116,15 @@ impl CompareOutcome {
 /// Phase 1: resolve both inputs and what to compare; nothing runs and nothing is written, so
 /// bad input fails before an output directory exists.
 pub fn plan_compare(opts: &CompareOptions) -> Result<ComparePlan, Error> {
+    let building = std::time::Instant::now();
     let (opts, built) = &super::base_ref::resolve(opts)?;
+    let build_s = built.is_some().then(|| building.elapsed().as_secs_f64());
+    if let Some(s) = build_s {
+        eprintln!("compare: built both sides in {s:.0} s (not counted in --budget)");
+    }
     let mut plan = plan_inputs(opts)?;
     plan.built = built.clone();
+    plan.build_s = build_s;
     Ok(plan)
 }
 
@@ -219,11 +147,12 @@ fn plan_inputs(opts: &CompareOptions) -> Result<ComparePlan, Error> {
                 },
                 warnings,
                 built: None,
+                build_s: None,
             })
         }
         (Input::Results(da), Input::Results(db)) => {
             let (a, b) = (crate::report::read_results(&da)?, crate::report::read_results(&db)?);
-            let (inputs, warnings) = from_results(&a, &b, opts.resources, |n| opts.settings.selection.matches_name(n));
+            let (inputs, warnings) = from_results(&a, &b, opts.resources, |n| opts.settings.selection.matches_name(n))?;
             if inputs.is_empty() {
                 return Err(nothing());
             }
@@ -231,6 +160,7 @@ fn plan_inputs(opts: &CompareOptions) -> Result<ComparePlan, Error> {
                 design: Design::ResultDirs(inputs),
                 warnings,
                 built: None,
+                build_s: None,
             })
         }
         _ => Err(Error::InvalidFlag {
@@ -254,6 +184,7 @@ pub fn run_compare(plan: ComparePlan, opts: &CompareOptions, out: &OutDir, event
     let config = AnalysisConfig {
         floor: opts.floor,
         margin: opts.margin,
+        counter_margin: opts.counter_margin,
         calibration,
     };
     let (entries, report) = match plan.design {
@@ -267,6 +198,10 @@ pub fn run_compare(plan: ComparePlan, opts: &CompareOptions, out: &OutDir, event
         }
         Design::ResultDirs(inputs) => (analyze(&inputs, &config), None),
     };
+    // Counter rows first (stable: each group keeps its scenario order): they decide where
+    // present, with wall time beside them.
+    let mut entries = entries;
+    entries.sort_by_key(|e| e.source.is_none());
     if let Some(w) = suspect_environment(&entries) {
         eprintln!("warning: {w}");
         warnings.insert(0, w);
@@ -274,6 +209,7 @@ pub fn run_compare(plan: ComparePlan, opts: &CompareOptions, out: &OutDir, event
     host.load_end = crate::host::load_average();
     let mut run = compare_run(opts, design, warnings, host, started);
     run.margin = Some(opts.margin);
+    run.build_s = plan.build_s;
     if let Some(b) = &plan.built {
         run.baseline = b.baseline.display().to_string();
         run.candidate = b.candidate.display().to_string();
@@ -331,14 +267,10 @@ fn interleaved(
     let meta = side_meta(&format!("{} vs {}", ta.describe(), tb.describe()), s, &opts.command, host);
     let total = 2 * selected.len() * s.runs;
     events.on_event(&RunEvent::Started { meta: &meta, total })?;
-    let process = ProcessConfig {
-        iterations: s.iterations,
-        warmup: s.warmup,
-        timeout: s.timeout,
-        scratch: scratch.clone(),
-        seed: s.seed,
-    };
-    let pairs = Interleaver::new(side(ta, &opts.baseline_env), side(tb, &opts.candidate_env), selected, &process);
+    let process = ProcessConfig::of(s, &scratch, s.seed);
+    let started = std::time::Instant::now();
+    let mut pairs = Interleaver::new(side(ta, &opts.baseline_env), side(tb, &opts.candidate_env), selected, &process);
+    count_pairs(&mut pairs, selected, s, events)?;
     let control = pairs.sibling(side(ta, &opts.baseline_env), side(ta, &opts.baseline_env));
     let settings = SequentialSettings {
         first: s.runs,
@@ -346,6 +278,8 @@ fn interleaved(
         seed: s.seed,
         control_share: opts.null_control,
         resources: opts.resources,
+        started,
+        counted: s.counters.as_ref().is_some_and(|c| c.source.separate_processes()),
     };
     let (runs, _, entries, report) = run_sequential(pairs, control, selected, settings, config.clone(), events)?;
     let _ = std::fs::remove_dir_all(&scratch);
@@ -357,6 +291,31 @@ fn interleaved(
     write_side(&out.file("baseline"), side_meta(&ta.describe(), s, &opts.command, host), ra)?;
     write_side(&out.file("candidate"), side_meta(&tb.describe(), s, &opts.command, host), rb)?;
     Ok((entries, report))
+}
+
+/// Under `--counters=valgrind`, the counting pairs of every countable scenario, before the
+/// wall-time pairs and as a phase of their own, one process per core. Their records take the
+/// first places of each side's runs, on both sides alike, so pairs stay aligned.
+fn count_pairs(il: &mut Interleaver<'_>, selected: &[Listed], s: &RunSettings, events: &mut dyn Reporter) -> Result<(), Error> {
+    let Some(c) = s.counters.as_ref().filter(|c| c.source.separate_processes()) else {
+        return Ok(());
+    };
+    let countable: Vec<usize> = (0..selected.len()).filter(|&i| selected[i].uncounted.is_none()).collect();
+    let slots: Vec<Slot> = schedule(countable.len(), s.counter_pairs, s.seed ^ 0xc0_47e5)
+        .into_iter()
+        .map(|slot| Slot {
+            scenario: countable[slot.scenario],
+            ..slot
+        })
+        .collect();
+    let name = format!("{PHASE} counters ({})", c.source.label());
+    events.on_event(&RunEvent::PhaseStarted {
+        name: &name,
+        planned: slots.len(),
+    })?;
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    il.run_counting(&slots, threads, events)?;
+    events.on_event(&RunEvent::PhaseFinished { name: &name })
 }
 
 /// One phase of interleaved pairs through a fresh [`Interleaver`].
@@ -372,14 +331,9 @@ fn interleaved_runs(
     events: &mut dyn Reporter,
 ) -> Result<BTreeMap<String, ScenarioRuns>, Error> {
     let slots = schedule(selected.len(), settings.runs, seed);
-    let config = ProcessConfig {
-        iterations: settings.iterations,
-        warmup: settings.warmup,
-        timeout: settings.timeout,
-        scratch: scratch.to_owned(),
-        seed,
-    };
+    let config = ProcessConfig::of(settings, scratch, seed);
     let mut interleaver = Interleaver::new(a, b, selected, &config);
+    count_pairs(&mut interleaver, selected, settings, events)?;
     events.on_event(&RunEvent::PhaseStarted {
         name: phase,
         planned: slots.len(),
@@ -445,6 +399,9 @@ fn compare_run(opts: &CompareOptions, design: &str, warnings: Vec<String>, host:
         sequential: None,
         baseline_commit: None,
         candidate_commit: None,
+        build_s: None,
+        counters: opts.settings.counters.as_ref().map(|c| c.source.label()),
+        counter_margin: opts.settings.counters.as_ref().map(|_| opts.counter_margin),
         null_control: None,
         host,
         command: opts.command.clone(),

@@ -99,6 +99,7 @@ mod tests {
             paired: true,
             note: None,
             within: None,
+            source: None,
         }
     }
 

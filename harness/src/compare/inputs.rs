@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 
 use super::analyze::MetricInput;
 use super::interleave::ScenarioRuns;
+use crate::errors::Error;
 use crate::model::{Outcome, ResultsFile, RunRecord, ScenarioKind};
 
 /// Every metric a passed run reported, with `resources` the process's peak RSS and CPU times too.
@@ -35,7 +36,9 @@ fn value_of(r: &RunRecord, name: &str) -> Option<f64> {
 }
 
 fn failure_note(side: &str, runs: &[RunRecord]) -> Option<String> {
-    let bad: Vec<&RunRecord> = runs.iter().filter(|r| r.outcome != Outcome::Passed).collect();
+    // A counting process that skipped a measurement it cannot count (iter_custom) did not fail.
+    let uncountable = |r: &RunRecord| r.counted_by.is_some() && matches!(r.outcome, Outcome::Skipped { .. });
+    let bad: Vec<&RunRecord> = runs.iter().filter(|r| r.outcome != Outcome::Passed && !uncountable(r)).collect();
     let first = bad.first()?;
     Some(format!(
         "{} of {} {side} runs did not pass (first: {})",
@@ -73,6 +76,7 @@ pub(crate) fn from_pairs(runs: &BTreeMap<String, ScenarioRuns>, resources: bool)
                 n_candidate: 0,
                 note: Some(note.unwrap_or_else(|| "no run reported a metric".into())),
                 within: None,
+                source: None,
             });
             continue;
         }
@@ -97,6 +101,7 @@ pub(crate) fn from_pairs(runs: &BTreeMap<String, ScenarioRuns>, resources: bool)
                 paired: true,
                 note: note.clone(),
                 within: within_sd(sr.baseline.iter().chain(&sr.candidate).filter_map(|r| r.metric(&proto.name))),
+                source: proto.source.clone(),
             });
         }
     }
@@ -141,7 +146,7 @@ pub(crate) fn from_results(
     b: &ResultsFile,
     resources: bool,
     keep: impl Fn(&str) -> bool,
-) -> (Vec<MetricInput>, Vec<String>) {
+) -> Result<(Vec<MetricInput>, Vec<String>), Error> {
     let mut out = Vec::new();
     let mut warnings = Vec::new();
     let measured = |r: &ResultsFile| -> BTreeMap<String, crate::model::ScenarioSummary> {
@@ -170,6 +175,18 @@ pub(crate) fn from_results(
                 warnings.push(format!("{name}: metric {} is in the baseline only", m.metric));
                 continue;
             };
+            if m.source != mb_.source {
+                let said = |s: &Option<String>| s.clone().unwrap_or_else(|| "wall time (no counter)".to_owned());
+                return Err(Error::Counters {
+                    detail: format!(
+                        "{name}: metric {} was made by {} in the baseline and by {} in the candidate; \
+                         counts of two sources are never compared: measure both with the same --counters",
+                        m.metric,
+                        said(&m.source),
+                        said(&mb_.source)
+                    ),
+                });
+            }
             let va: Vec<f64> = m.values.iter().map(|(_, v)| *v).collect();
             let vb: Vec<f64> = mb_.values.iter().map(|(_, v)| *v).collect();
             out.push(MetricInput {
@@ -184,13 +201,14 @@ pub(crate) fn from_results(
                 paired: false,
                 note: note.clone(),
                 within: None,
+                source: m.source.clone(),
             });
         }
         if resources {
             out.extend(resource_inputs(name, a, b, &note));
         }
     }
-    (out, warnings)
+    Ok((out, warnings))
 }
 
 /// Unpaired inputs of the process resources of `name`'s passed runs, where both sides have them.
@@ -223,6 +241,7 @@ fn resource_inputs(name: &str, a: &ResultsFile, b: &ResultsFile, note: &Option<S
             paired: false,
             within: None,
             note: note.clone(),
+            source: None,
         });
     }
     out
@@ -265,6 +284,7 @@ mod tests {
                 cpu_system_ns: Some(cpu / 2),
                 ..Default::default()
             },
+            counted_by: None,
         }
     }
 

@@ -13,6 +13,7 @@ use std::time::Duration;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
+use crate::counters::CounterSettings;
 use crate::errors::Error;
 use crate::events::Reporter;
 use crate::execute::{ExecConfig, Executor, JobScenario, ProcessJob, Target};
@@ -81,6 +82,25 @@ pub(crate) struct ProcessConfig {
     pub scratch: std::path::PathBuf,
     /// Seed of the layout padding.
     pub seed: u64,
+    /// GPU sample rules (`None`: the defaults).
+    pub gpu: Option<crate::model::GpuSettings>,
+    /// `--counters`: the source and the calls of a counting process.
+    pub counters: Option<CounterSettings>,
+}
+
+impl ProcessConfig {
+    /// How the processes of `settings` run, with this scratch directory and padding seed.
+    pub fn of(settings: &super::RunSettings, scratch: &std::path::Path, seed: u64) -> Self {
+        ProcessConfig {
+            iterations: settings.iterations,
+            warmup: settings.warmup,
+            timeout: settings.timeout,
+            scratch: scratch.to_owned(),
+            seed,
+            gpu: settings.gpu,
+            counters: settings.counters.clone(),
+        }
+    }
 }
 
 /// Every run of one scenario, by side, in round order.
@@ -100,6 +120,8 @@ pub(crate) struct Interleaver<'a> {
     timeout: Option<Duration>,
     executor: Executor,
     runs: BTreeMap<String, ScenarioRuns>,
+    /// `--counters=perf`: every process counts as it measures.
+    counts_in_process: bool,
 }
 
 impl<'a> Interleaver<'a> {
@@ -110,7 +132,10 @@ impl<'a> Interleaver<'a> {
             warmup: config.warmup,
             scratch: config.scratch.clone(),
             seed: config.seed,
+            gpu: config.gpu,
+            counters: config.counters.clone(),
         });
+        let counts_in_process = config.counters.as_ref().is_some_and(|c| !c.source.separate_processes());
         Interleaver {
             baseline,
             candidate,
@@ -118,6 +143,7 @@ impl<'a> Interleaver<'a> {
             timeout: config.timeout,
             executor,
             runs: selected.iter().map(|l| (l.name.clone(), ScenarioRuns::default())).collect(),
+            counts_in_process,
         }
     }
 
@@ -131,38 +157,62 @@ impl<'a> Interleaver<'a> {
             timeout: self.timeout,
             executor: self.executor.sibling(1),
             runs: self.selected.iter().map(|l| (l.name.clone(), ScenarioRuns::default())).collect(),
+            // The null control judges wall-time noise: its processes do not count.
+            counts_in_process: false,
         }
     }
 
     /// Run `slots` in order, one process each, reporting each to `events`.
     pub fn run_batch(&mut self, slots: &[Slot], events: &mut dyn Reporter) -> Result<(), Error> {
         for slot in slots {
-            let listed = &self.selected[slot.scenario];
-            let side = match slot.side {
-                Side::Baseline => &self.baseline,
-                Side::Candidate => &self.candidate,
-            };
-            let mut env = listed.env.clone();
-            env.extend(side.env.iter().map(|(k, v)| (k.clone(), v.clone())));
-            let job = ProcessJob {
-                scenarios: vec![JobScenario {
-                    name: listed.name.clone(),
-                    kind: listed.kind,
-                    repetition: slot.round,
-                }],
-                env,
-                timeout: listed.timeout.or(self.timeout),
-            };
-            let target = side.target;
+            let (job, target) = self.job(slot, self.counts_in_process);
             let records = self.executor.run(job, events, |r| target.run(r))?;
-            let entry = self.runs.entry(listed.name.clone()).or_default();
-            let into = match slot.side {
-                Side::Baseline => &mut entry.baseline,
-                Side::Candidate => &mut entry.candidate,
-            };
-            into.extend(records.into_iter().filter(|r| r.scenario == listed.name));
+            self.keep(slot, records);
         }
         Ok(())
+    }
+
+    /// Run `slots` as counting processes (valgrind), `threads` at a time: their counts do not
+    /// depend on what runs beside them. Their records join each side's runs in slot order, so
+    /// pairs stay aligned.
+    pub fn run_counting(&mut self, slots: &[Slot], threads: usize, events: &mut dyn Reporter) -> Result<(), Error> {
+        let jobs = slots.iter().map(|s| self.job(s, true)).collect();
+        let done = self.executor.run_parallel(jobs, threads, events)?;
+        for (slot, records) in slots.iter().zip(done) {
+            self.keep(slot, records);
+        }
+        Ok(())
+    }
+
+    fn job(&self, slot: &Slot, counted: bool) -> (ProcessJob, &'a dyn Target) {
+        let listed = &self.selected[slot.scenario];
+        let side = match slot.side {
+            Side::Baseline => &self.baseline,
+            Side::Candidate => &self.candidate,
+        };
+        let mut env = listed.env.clone();
+        env.extend(side.env.iter().map(|(k, v)| (k.clone(), v.clone())));
+        let job = ProcessJob {
+            scenarios: vec![JobScenario {
+                name: listed.name.clone(),
+                kind: listed.kind,
+                repetition: slot.round,
+            }],
+            env,
+            timeout: listed.timeout.or(self.timeout),
+            counted: counted && listed.uncounted.is_none(),
+        };
+        (job, side.target)
+    }
+
+    fn keep(&mut self, slot: &Slot, records: Vec<RunRecord>) {
+        let name = &self.selected[slot.scenario].name;
+        let entry = self.runs.entry(name.clone()).or_default();
+        let into = match slot.side {
+            Side::Baseline => &mut entry.baseline,
+            Side::Candidate => &mut entry.candidate,
+        };
+        into.extend(records.into_iter().filter(|r| &r.scenario == name));
     }
 
     /// The runs so far, by scenario (a sequential design looks at them between batches).
@@ -225,6 +275,7 @@ mod tests {
                 ignored: None,
                 env: BTreeMap::new(),
                 timeout: None,
+                uncounted: None,
             })
             .collect();
         let config = ProcessConfig {
@@ -233,6 +284,8 @@ mod tests {
             timeout: None,
             scratch: "/nonexistent".into(),
             seed: 1,
+            gpu: None,
+            counters: None,
         };
         let mut il = Interleaver::new(side(&a, "base"), side(&b, "cand"), &selected, &config);
         let mut rec = Recorder::default();

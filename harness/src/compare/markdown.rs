@@ -132,6 +132,18 @@ fn run_notes(run: &CompareRun) -> String {
             q.seconds_to_decide_rest.max(0.0)
         );
     }
+    if let Some(b) = run.build_s {
+        let _ = writeln!(md, "\n**Build** (`--base-ref`): {b:.0}s, apart from the measuring above.");
+    }
+    if let (Some(source), Some(margin)) = (&run.counters, run.counter_margin) {
+        let _ = writeln!(
+            md,
+            "\n**Counters:** rows counted by {} come first; their margin is ±{:.1}% (`--counter-margin`), \
+             wall time stays beside them and decides the rows without a counter.",
+            escape(source),
+            margin * 100.0
+        );
+    }
     md
 }
 

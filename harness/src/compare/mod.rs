@@ -26,6 +26,7 @@ mod effect;
 mod inputs;
 mod interleave;
 mod markdown;
+mod options;
 mod output;
 mod sequential;
 mod verdict;
@@ -37,6 +38,7 @@ mod sequential_sim;
 #[cfg(test)]
 mod simulation;
 
-pub use compare::{BaseRef, CalibrateOptions, CompareOptions, RunSettings, plan_compare, run_calibrate, run_compare};
+pub use compare::{plan_compare, run_calibrate, run_compare};
+pub use options::{BaseRef, CalibrateOptions, CompareOptions, RunSettings};
 pub use output::{CompareFiles, CompareSummary};
 pub use verdict::DEFAULT_NOISE_FLOOR;

@@ -188,6 +188,7 @@ mod tests {
             n_candidate: 10,
             note: None,
             within: None,
+            source: None,
         };
         // A far horizon, so that "b" is not given up as out of reach.
         let config = AnalysisConfig {

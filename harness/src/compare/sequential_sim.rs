@@ -24,6 +24,7 @@ fn input(p: &[(Vec<f64>, Vec<f64>)]) -> MetricInput {
         n_candidate: p.len(),
         note: None,
         within: None,
+        source: None,
     }
 }
 

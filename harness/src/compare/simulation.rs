@@ -76,6 +76,7 @@ fn scenario(r: &mut ChaCha8Rng, name: String, pairs: usize, noise: Noise, shift:
         paired: interleaved,
         note: None,
         within: None,
+        source: None,
     }
 }
 

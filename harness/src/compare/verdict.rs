@@ -24,6 +24,18 @@ pub const DEFAULT_NOISE_FLOOR: f64 = 0.02;
 /// inside +-5%, `regressed` that it lies wholly beyond +5%.
 pub const DEFAULT_MARGIN: f64 = 0.05;
 
+/// Default margin of counter rows (`--counter-margin`): instruction counts vary between processes
+/// by layout alone (the env padding moves the stack) by about 0.1-1%, against 5-40% for wall
+/// time, so a change of 1% is already a code change. rustc-perf's smallest bucket is 0.2%.
+pub const DEFAULT_COUNTER_MARGIN: f64 = 0.01;
+
+/// The band of a counter row: its margin, or a calibrated band where that is wider. Unlike
+/// [`noise_band`], exact counts keep the margin: a change of a few instructions in a million is
+/// not a regression anyone asked about.
+pub(crate) fn counter_band(margin: f64, calibrated: Option<f64>) -> f64 {
+    margin.max(calibrated.unwrap_or(0.0))
+}
+
 /// A calibrated band measured at `n_cal` pairs, applied at `n` pairs. Below `n_cal` its width
 /// grows as `sqrt(n_cal / n)` (the standard error it was built from does); above, it is kept,
 /// because the between-session part it may contain does not shrink with more pairs.

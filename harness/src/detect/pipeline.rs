@@ -65,6 +65,9 @@ pub struct DetectConfig {
     pub budget: Option<Duration>,
     /// When the budget is spent (set by `run_detect`, or by [`detect`] from `budget`).
     pub deadline: Option<Instant>,
+    /// `--counters`: processes holding measurements count them (under valgrind instead of
+    /// timing them, so value shifts are judged on counts).
+    pub counters: Option<crate::counters::CounterSettings>,
 }
 
 impl DetectConfig {
@@ -85,6 +88,7 @@ impl DetectConfig {
             jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
             budget: None,
             deadline: None,
+            counters: None,
         }
     }
 }
@@ -116,6 +120,8 @@ impl DetectConfig {
             warmup: self.warmup,
             scratch: self.scratch.clone(),
             seed: self.seed,
+            gpu: None,
+            counters: self.counters.clone(),
         })
     }
 }

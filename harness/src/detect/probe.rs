@@ -208,6 +208,8 @@ pub struct Prober<'a> {
     env: BTreeMap<String, String>,
     timeout: Option<Duration>,
     kinds: BTreeMap<String, ScenarioKind>,
+    /// Measurements `--counters` must not count (CUDA): a process holding one is not counted.
+    uncounted: std::collections::BTreeSet<String>,
     repetitions: BTreeMap<String, usize>,
     executor: &'a mut Executor,
     events: &'a mut dyn Reporter,
@@ -259,6 +261,7 @@ impl<'a> Prober<'a> {
             env: group.first().map(|l| l.env.clone()).unwrap_or_default(),
             timeout,
             kinds: group.iter().map(|l| (l.name.clone(), l.kind)).collect(),
+            uncounted: group.iter().filter(|l| l.uncounted.is_some()).map(|l| l.name.clone()).collect(),
             repetitions: BTreeMap::new(),
             executor,
             events,
@@ -337,10 +340,14 @@ impl<'a> Prober<'a> {
                 }
             })
             .collect();
+        // With --counters a process holding measurements counts them (under valgrind the whole
+        // process runs under Callgrind, so one uncounted scenario keeps it native).
+        let counted = !names.iter().any(|n| self.uncounted.contains(n));
         let job = ProcessJob {
             scenarios,
             env: self.env.clone(),
             timeout: self.timeout,
+            counted,
         };
         let mut launch = self.executor.prepare(job);
         // The preload goes into the request only, so the recorded env stays the scenario's own.

@@ -158,6 +158,7 @@ impl SimTarget {
                     better: Better::Lower,
                     value: base * f * noise,
                     iterations: vec![],
+                    source: None,
                 }]
             }
             None => vec![],
@@ -205,6 +206,7 @@ impl OrderTarget for SimTarget {
                 ignored: None,
                 env: BTreeMap::new(),
                 timeout: None,
+                uncounted: None,
             })
             .collect())
     }

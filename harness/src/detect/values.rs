@@ -190,6 +190,7 @@ mod tests {
                 better: Better::Lower,
                 value: v,
                 iterations: vec![],
+                source: None,
             }],
             env_changes: vec![],
             kind: EvidenceKind::Isolated,

@@ -8,8 +8,9 @@ use std::panic::{self, AssertUnwindSafe};
 use std::sync::Mutex;
 
 use super::protocol::{ChildRecord, ChildRequest, ChildStatus};
+use crate::counters::{CountRequest, Counting};
 use crate::model::EnvChange;
-use crate::suite::{Bencher, Body, SkipSignal, Variant};
+use crate::suite::{BenchEnd, Bencher, Body, SkipSignal, Variant};
 
 /// Where the last panic happened, recorded by the hook; the payload carries the message.
 static PANIC_LOCATION: Mutex<Option<String>> = Mutex::new(None);
@@ -62,21 +63,26 @@ fn run_one(variant: &Variant, request: &ChildRequest) -> ChildRecord {
     let before = snapshot();
     let s = &variant.scenario;
     let result = panic::catch_unwind(AssertUnwindSafe(|| match &s.body {
-        Body::Check(f) => f().map(|()| Vec::new()),
+        Body::Check(f) => f().map(|()| BenchEnd::Metrics(Vec::new())),
         Body::Measure(f) => {
-            let mut b = Bencher::new(s.iterations.unwrap_or(request.iterations), s.warmup.unwrap_or(request.warmup));
-            f(&mut b);
-            let metrics = b.into_metrics();
-            if metrics.is_empty() {
-                Err("measurement reported no metrics (call Bencher::iter or Bencher::record)".to_owned())
-            } else {
-                Ok(metrics)
+            // A Callgrind process counts as many calls as the parent asked: the scenario's own
+            // iterations and warm-up are for wall time.
+            let (iterations, warmup) = match &request.counters {
+                Some(CountRequest::Callgrind { .. }) => (request.iterations, request.warmup),
+                _ => (s.iterations.unwrap_or(request.iterations), s.warmup.unwrap_or(request.warmup)),
+            };
+            let mut b = Bencher::new(iterations, warmup).with_gpu(request.gpu.unwrap_or_default());
+            if let Some(count) = &request.counters {
+                b = b.counting(Counting::new(count)?);
             }
+            f(&mut b);
+            Ok(b.finish())
         }
     }));
     let (status, metrics) = match result {
-        Ok(Ok(metrics)) => (ChildStatus::Passed, metrics),
-        Ok(Err(message)) => (ChildStatus::Failed { message }, Vec::new()),
+        Ok(Ok(BenchEnd::Metrics(metrics))) => (ChildStatus::Passed, metrics),
+        Ok(Ok(BenchEnd::Failed(message)) | Err(message)) => (ChildStatus::Failed { message }, Vec::new()),
+        Ok(Ok(BenchEnd::Uncounted(reason))) => (ChildStatus::Skipped { reason }, Vec::new()),
         Err(payload) => (status_from_panic(payload), Vec::new()),
     };
     ChildRecord {

@@ -14,6 +14,7 @@ use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::{ProcessResult, TargetRequest};
+use crate::counters::{CounterSettings, CounterSource, VALGRIND_TIMEOUT_FACTOR};
 use crate::errors::Error;
 use crate::events::{Reporter, RunEvent};
 use crate::model::{Outcome, RunRecord, ScenarioKind};
@@ -42,6 +43,8 @@ pub struct ProcessJob {
     pub env: BTreeMap<String, String>,
     /// Kill the process after this long.
     pub timeout: Option<Duration>,
+    /// Count its measurements with the command's counter source ([`ExecConfig::counters`]).
+    pub counted: bool,
 }
 
 impl ProcessJob {
@@ -62,6 +65,10 @@ pub struct ExecConfig {
     pub scratch: PathBuf,
     /// Seed of the layout padding.
     pub seed: u64,
+    /// GPU sample rules passed to every process (`None`: the defaults).
+    pub gpu: Option<crate::model::GpuSettings>,
+    /// `--counters`: the source, and the calls a process that only counts makes.
+    pub counters: Option<CounterSettings>,
 }
 
 /// Numbers and starts the processes of one command.
@@ -121,14 +128,23 @@ impl Executor {
             let pad = self.pads.next_u64() % MAX_ENV_PAD;
             env.insert("HARNESS_ENV_PAD".to_owned(), "x".repeat(pad as usize));
         }
+        // Only a process holding a measurement counts: checks and tests have nothing to count.
+        let counters = self.config.counters.as_ref().filter(|_| job.counted && job.measures());
+        let (mut iterations, mut warmup, mut timeout) = (self.config.iterations, self.config.warmup, job.timeout);
+        if let Some(c) = counters.filter(|c| c.source.separate_processes()) {
+            (iterations, warmup) = (c.iterations, c.warmup);
+            timeout = timeout.map(|t| t * VALGRIND_TIMEOUT_FACTOR);
+        }
         let request = TargetRequest {
             names: job.scenarios.iter().map(|s| s.name.clone()).collect(),
             env,
-            iterations: self.config.iterations,
-            warmup: self.config.warmup,
-            timeout: job.timeout,
+            iterations,
+            warmup,
+            timeout,
             scratch: self.config.scratch.clone(),
             id: format!("p{index}"),
+            gpu: self.config.gpu,
+            counters: counters.map(|c| c.source.clone()),
         };
         Launch {
             request,
@@ -150,6 +166,45 @@ impl Executor {
         let records = launch.run(spawn);
         events.on_event(&RunEvent::ProcessFinished { records: &records })?;
         Ok(records)
+    }
+}
+
+impl Executor {
+    /// Run `jobs`, each on its target, up to `threads` at once (processes that do not disturb
+    /// one another: counting under valgrind). Starts and finishes are emitted on this thread;
+    /// the records come back in the order of `jobs`.
+    pub fn run_parallel(
+        &mut self,
+        jobs: Vec<(ProcessJob, &dyn super::Target)>,
+        threads: usize,
+        events: &mut dyn Reporter,
+    ) -> Result<Vec<Vec<RunRecord>>, Error> {
+        let mut done: Vec<Option<Vec<RunRecord>>> = vec![None; jobs.len()];
+        let (tx, rx) = std::sync::mpsc::channel::<(usize, Vec<RunRecord>)>();
+        std::thread::scope(|scope| -> Result<(), Error> {
+            let mut queue = jobs.into_iter().enumerate();
+            let mut in_flight = 0usize;
+            loop {
+                while in_flight < threads.max(1) {
+                    let Some((i, (job, target))) = queue.next() else { break };
+                    let launch = self.prepare(job);
+                    launch.announce(events)?;
+                    let tx = tx.clone();
+                    scope.spawn(move || {
+                        let _ = tx.send((i, launch.run(|r| target.run(r))));
+                    });
+                    in_flight += 1;
+                }
+                if in_flight == 0 {
+                    return Ok(());
+                }
+                let (i, records) = rx.recv().expect("workers send before exiting");
+                in_flight -= 1;
+                events.on_event(&RunEvent::ProcessFinished { records: &records })?;
+                done[i] = Some(records);
+            }
+        })?;
+        Ok(done.into_iter().map(Option::unwrap_or_default).collect())
     }
 }
 
@@ -185,6 +240,7 @@ impl Launch {
                 stdout: String::new(),
                 stderr: String::new(),
                 process: Default::default(),
+                counted_by: self.request.counters.as_ref().map(CounterSource::label),
             }
         };
         match spawn(&self.request) {
@@ -262,6 +318,7 @@ mod tests {
                 .collect(),
             env: BTreeMap::from([("K".to_owned(), "v".to_owned())]),
             timeout: None,
+            counted: false,
         }
     }
 
@@ -271,6 +328,8 @@ mod tests {
             warmup: 1,
             scratch: PathBuf::from("/nonexistent"),
             seed: 7,
+            gpu: None,
+            counters: None,
         })
     }
 
@@ -339,7 +398,7 @@ mod tests {
                     Ok(ProcessResult {
                         results: vec![
                             ScenarioResult::bare("b", Outcome::Passed),
-                            ScenarioResult::bare("a", Outcome::Passed),
+                            ScenarioResult::bare("a", Outcome::Failed { message: "boom".into() }),
                         ],
                         process: output(),
                     })
@@ -349,7 +408,8 @@ mod tests {
         let names: Vec<(&str, usize, usize)> = records.iter().map(|r| (r.scenario.as_str(), r.run_index, r.repetition)).collect();
         assert_eq!(names, [("b", 0, 1), ("a", 1, 0), ("c", 2, 2)]);
         assert_eq!(records[2].outcome, Outcome::NotRun);
-        assert_eq!(records[0].stdout, "out");
+        // A shared process's output stays with the scenario that did not pass, not on each record.
+        assert_eq!((records[0].stdout.as_str(), records[1].stdout.as_str()), ("", "out"));
         assert_eq!(records[0].env["K"], "v");
         assert_eq!(rec.seen, ["start a,b,c", "done 3"]);
     }

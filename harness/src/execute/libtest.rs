@@ -104,6 +104,7 @@ impl Target for LibtestBinary {
                 kind: ScenarioKind::Test,
                 env: BTreeMap::new(),
                 timeout: None,
+                uncounted: None,
             })
             .collect())
     }

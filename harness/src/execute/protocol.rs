@@ -24,6 +24,12 @@ pub(crate) struct ChildRequest {
     pub warmup: usize,
     /// Where to append result lines.
     pub result_path: PathBuf,
+    /// GPU sample rules for `Bencher::iter_gpu` (absent from older parents: the defaults).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu: Option<crate::model::GpuSettings>,
+    /// Count the measurements' calls, and how (`--counters`); absent: wall time only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counters: Option<crate::counters::CountRequest>,
 }
 
 /// How one scenario ended inside the child.
@@ -61,4 +67,7 @@ pub(crate) struct ListLine {
     /// Where the scenario was built, `file:line` (absent from older suites).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
+    /// Why `--counters` must not count it, when it must not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uncounted: Option<String>,
 }

@@ -1,6 +1,7 @@
 //! `SuiteBinary`: a binary built on this harness, re-executed as a child that speaks the
 //! result-file protocol.
 
+use std::ffi::OsString;
 use std::fs;
 use std::io;
 use std::path::PathBuf;
@@ -9,6 +10,7 @@ use std::time::Duration;
 
 use super::protocol::{CHILD_ARG, ChildRecord, ChildRequest, ChildStatus, LIST_ARG, ListLine};
 use super::{ProcessEnd, ProcessResult, ProcessSpec, ScenarioResult, Target, TargetRequest, run_process};
+use crate::counters::{CountRequest, CounterSource, valgrind_args};
 use crate::errors::Error;
 use crate::model::Listed;
 use crate::model::Outcome;
@@ -78,6 +80,7 @@ impl Target for SuiteBinary {
                     ignored: l.ignored,
                     env: l.env,
                     timeout: l.timeout_s.map(Duration::from_secs_f64),
+                    uncounted: l.uncounted,
                 })
             })
             .collect()
@@ -85,30 +88,70 @@ impl Target for SuiteBinary {
 
     fn run(&self, req: &TargetRequest) -> io::Result<ProcessResult> {
         let result_path = req.scratch.join(format!("{}.result", req.id));
+        let callgrind_out = req.scratch.join(format!("{}.callgrind", req.id));
         let request = ChildRequest {
             scenarios: req.names.clone(),
             iterations: req.iterations,
             warmup: req.warmup,
             result_path: result_path.clone(),
+            gpu: req.gpu,
+            counters: req.counters.as_ref().map(|source| match source {
+                CounterSource::Valgrind { .. } => CountRequest::Callgrind {
+                    label: source.label(),
+                    out: callgrind_out.clone(),
+                },
+                CounterSource::Perf => CountRequest::Perf { label: source.label() },
+            }),
+        };
+        let child_args: Vec<OsString> = vec![
+            CHILD_ARG.into(),
+            serde_json::to_string(&request).expect("request serializes").into(),
+        ];
+        let (program, args) = match &req.counters {
+            // valgrind's own messages go to the captured stderr, never to the result file.
+            Some(CounterSource::Valgrind { program, .. }) => {
+                let mut args = valgrind_args(&callgrind_out);
+                args.push(self.exe.clone().into());
+                args.extend(child_args);
+                (program.clone(), args)
+            }
+            _ => (self.exe.clone(), child_args),
         };
         let spec = ProcessSpec {
-            program: self.exe.clone(),
-            args: vec![
-                CHILD_ARG.into(),
-                serde_json::to_string(&request).expect("request serializes").into(),
-            ],
+            program,
+            args,
             env: req.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
             timeout: req.timeout,
             scratch: req.scratch.clone(),
             id: req.id.clone(),
         };
-        let process = run_process(&spec)?;
+        let process = run_process(&spec);
+        if req.counters.is_some() {
+            remove_dumps(&callgrind_out);
+        }
+        let process = process?;
         let text = fs::read(&result_path)
             .map(|b| String::from_utf8_lossy(&b).into_owned())
             .unwrap_or_default();
         let _ = fs::remove_file(&result_path);
         let results = interpret(&req.names, &text, process.end, req.timeout);
         Ok(ProcessResult { results, process })
+    }
+}
+
+/// Remove Callgrind's dumps `out`, `out.<k>` that the child did not read (its final dump at
+/// exit, or all of them after a crash).
+fn remove_dumps(out: &std::path::Path) {
+    let (Some(dir), Some(stem)) = (out.parent(), out.file_name().and_then(|n| n.to_str())) else {
+        return;
+    };
+    let Ok(entries) = fs::read_dir(dir) else { return };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        if name == stem || name.strip_prefix(stem).is_some_and(|rest| rest.starts_with('.')) {
+            let _ = fs::remove_file(e.path());
+        }
     }
 }
 

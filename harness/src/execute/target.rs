@@ -27,6 +27,10 @@ pub struct TargetRequest {
     pub scratch: PathBuf,
     /// Unique id for scratch file names.
     pub id: String,
+    /// GPU sample rules for the suite's GPU measurements (`None`: the defaults).
+    pub gpu: Option<crate::model::GpuSettings>,
+    /// Run this process to count (`--counters`): under valgrind, or counting itself (perf).
+    pub counters: Option<crate::counters::CounterSource>,
 }
 
 /// One scenario's result inside a process.

@@ -37,7 +37,7 @@ fn render(runs: usize, series: &[Series], changes: &[Change]) -> String {
                 body,
                 "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></td><td>{:.4}</td><td>{:.4}</td><td>{:.3}x</td><td>{:.3}</td></tr>",
                 e(&c.name),
-                e(&c.metric),
+                e(&with_source(&c.metric, &c.source)),
                 c.run,
                 e(c.label.as_deref().unwrap_or("")),
                 e(c.commit.as_deref().unwrap_or("")),
@@ -53,14 +53,14 @@ fn render(runs: usize, series: &[Series], changes: &[Change]) -> String {
     for s in series {
         let marks: Vec<usize> = changes
             .iter()
-            .filter(|c| c.name == s.scenario && c.metric == s.metric)
+            .filter(|c| c.name == s.scenario && c.metric == s.metric && c.source == s.source)
             .map(|c| c.run - 1)
             .collect();
         let _ = write!(
             body,
             "<section class=\"card\"><h3>{} <span class=\"muted\">{}</span></h3>{}</section>",
             e(&s.scenario),
-            e(&s.metric),
+            e(&with_source(&s.metric, &s.source)),
             trend(s, &marks)
         );
     }
@@ -75,6 +75,14 @@ fn render(runs: usize, series: &[Series], changes: &[Change]) -> String {
     )
 }
 
+/// A metric's name with its counter source, when it has one: `instructions (valgrind-callgrind 3.19)`.
+fn with_source(metric: &str, source: &Option<String>) -> String {
+    match source {
+        Some(s) => format!("{metric} ({s})"),
+        None => metric.to_owned(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -86,6 +94,7 @@ mod tests {
         let series = vec![Series {
             scenario: hostile.into(),
             metric: "m\"'".into(),
+            source: None,
             unit: "ns".into(),
             points: vec![Point {
                 run: 0,
@@ -106,10 +115,12 @@ mod tests {
             p_value: 0.002,
             run: 1,
             started_at: String::new(),
+            source: Some("<i>".into()),
         };
         let html = render(1, &series, &[change]);
         assert!(!html.contains(hostile) && !html.contains("</td><b>"), "unescaped");
         assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;") && html.contains("c&amp;d"));
         assert!(html.contains("1.100x"));
+        assert!(html.contains("(&lt;i&gt;)"), "the source is escaped too");
     }
 }

@@ -27,6 +27,8 @@ pub struct Series {
     pub scenario: String,
     /// Metric name.
     pub metric: String,
+    /// The counter source of its values; `None` for wall time. Two sources are two series.
+    pub source: Option<String>,
     /// Unit symbol.
     pub unit: String,
     /// Runs that measured it, oldest first.
@@ -58,24 +60,27 @@ pub struct Change {
     pub run: usize,
     /// Start time of that run.
     pub started_at: String,
+    /// The counter source of the series (`valgrind-callgrind 3.19`); absent for wall time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
 }
 
 /// Groups stored values into series, each point one run.
 pub fn build_series(runs: &[StoredRun], values: &[StoredValue]) -> Vec<Series> {
     let position: BTreeMap<i64, usize> = runs.iter().enumerate().map(|(i, r)| (r.id, i)).collect();
-    // (scenario, metric) -> (unit, run position -> per-process values)
-    type Grouped = BTreeMap<(String, String), (String, BTreeMap<usize, Vec<f64>>)>;
+    // (scenario, metric, source) -> (unit, run position -> per-process values)
+    type Grouped = BTreeMap<(String, String, Option<String>), (String, BTreeMap<usize, Vec<f64>>)>;
     let mut grouped: Grouped = BTreeMap::new();
     for v in values {
         let Some(&run) = position.get(&v.run_id) else { continue };
         let entry = grouped
-            .entry((v.scenario.clone(), v.metric.clone()))
+            .entry((v.scenario.clone(), v.metric.clone(), v.source.clone()))
             .or_insert_with(|| (v.unit.clone(), BTreeMap::new()));
         entry.1.entry(run).or_default().push(v.value);
     }
     grouped
         .into_iter()
-        .map(|((scenario, metric), (unit, by_run))| {
+        .map(|((scenario, metric, source), (unit, by_run))| {
             let log_scale = by_run.values().flatten().all(|v| *v > 0.0);
             let points = by_run
                 .into_iter()
@@ -93,6 +98,7 @@ pub fn build_series(runs: &[StoredRun], values: &[StoredValue]) -> Vec<Series> {
             Series {
                 scenario,
                 metric,
+                source,
                 unit,
                 points,
                 log_scale,
@@ -134,6 +140,7 @@ pub fn find_changes(series: &Series, runs: &[StoredRun], config: &ChangePointCon
                 p_value: c.p_value,
                 run: series.points[c.index].run + 1,
                 started_at: run.started_at.clone(),
+                source: series.source.clone(),
             }
         })
         .collect()

@@ -40,6 +40,8 @@ const MIGRATIONS: &[&str] = &[
         value      REAL NOT NULL
     );
     CREATE INDEX process_values_series ON process_values (scenario, metric, run_id);",
+    // 2: the counter source of a value (`--counters`), so series of two sources never mix.
+    "ALTER TABLE process_values ADD COLUMN source TEXT;",
 ];
 
 /// The newest schema version this harness writes.
@@ -80,6 +82,8 @@ pub struct StoredValue {
     pub unit: String,
     /// The value.
     pub value: f64,
+    /// The counter source that made it; `None` for wall time.
+    pub source: Option<String>,
 }
 
 /// An open history database.
@@ -163,7 +167,7 @@ impl Store {
         let id = tx.last_insert_rowid();
         {
             let mut insert = tx
-                .prepare("INSERT INTO process_values (run_id, scenario, metric, unit, better, repetition, run_index, value) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")
+                .prepare("INSERT INTO process_values (run_id, scenario, metric, unit, better, repetition, run_index, value, source) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)")
                 .map_err(db_err(&path, "writing to"))?;
             for r in results.runs.iter().filter(|r| r.kind == ScenarioKind::Measure) {
                 for m in r.metrics.iter().filter(|m| m.value.is_finite()) {
@@ -177,7 +181,8 @@ impl Store {
                             better.as_str(),
                             r.repetition as i64,
                             r.run_index as i64,
-                            m.value
+                            m.value,
+                            m.source
                         ])
                         .map_err(db_err(&path, "writing to"))?;
                 }
@@ -215,7 +220,9 @@ impl Store {
         let path = &self.path;
         let mut q = self
             .conn
-            .prepare("SELECT run_id, scenario, metric, unit, value FROM process_values ORDER BY scenario, metric, run_id, run_index")
+            .prepare(
+                "SELECT run_id, scenario, metric, unit, value, source FROM process_values ORDER BY scenario, metric, run_id, run_index",
+            )
             .map_err(db_err(path, "reading"))?;
         let rows = q
             .query_map([], |r| {
@@ -225,6 +232,7 @@ impl Store {
                     metric: r.get(2)?,
                     unit: r.get(3)?,
                     value: r.get(4)?,
+                    source: r.get(5)?,
                 })
             })
             .map_err(db_err(path, "reading"))?;

@@ -100,6 +100,9 @@ pub struct CompareEntry {
     /// Where the noise came from, on the log scale (interleaved design).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub noise: Option<NoiseSources>,
+    /// The counter source of both sides' values (`valgrind-callgrind 3.19`); absent for wall time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
 }
 
 /// Where the noise of one comparison came from: standard deviations on the log scale.
@@ -198,6 +201,16 @@ pub struct CompareRun {
     /// Commit the candidate was built from (`--base-ref`; `-dirty` when the tree had changes).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub candidate_commit: Option<String>,
+    /// Seconds `--base-ref` spent building both sides, apart from the measuring (which
+    /// `--budget` bounds and `sequential.spent_s` reports).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build_s: Option<f64>,
+    /// The counter source of the counter rows (`--counters`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counters: Option<String>,
+    /// Margin of the counter rows (fraction), when there were any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counter_margin: Option<f64>,
     /// The A/A null control, when one ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub null_control: Option<NullControl>,

@@ -41,6 +41,10 @@ pub struct HostInfo {
     /// Each GPU's state when the command ended.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub gpu_end: Vec<GpuState>,
+    /// The SM clock each GPU was held at for the run (`--lock-gpu-clocks`); empty when clocks
+    /// were left free.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gpu_clock_lock: Vec<super::LockedClocks>,
 }
 
 /// One GPU's identity and clocks at one moment (`nvidia-smi --query-gpu`): a clock or throttle
@@ -62,6 +66,10 @@ pub struct GpuState {
     pub mem_clock_mhz: Option<f64>,
     /// Active clock throttle (event) reasons, as the driver's bitmask (e.g. `0x0000000000000004`).
     pub throttle_reasons: Option<String>,
+    /// The same reasons by name (`gpu_idle`, `sw_power_cap`, ...; see `model::THROTTLE_REASONS`);
+    /// empty when none is active or the mask is unknown.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub throttle_reason_names: Vec<String>,
     /// Temperature, degrees Celsius.
     pub temperature_c: Option<f64>,
     /// Power draw, watts.

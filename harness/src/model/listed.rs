@@ -19,4 +19,7 @@ pub struct Listed {
     pub env: BTreeMap<String, String>,
     /// The scenario's own timeout, if it set one.
     pub timeout: Option<Duration>,
+    /// `Some(reason)` when `--counters` must not count it (CUDA kernels: host instructions
+    /// mean nothing); it keeps its wall-time processes.
+    pub uncounted: Option<String>,
 }

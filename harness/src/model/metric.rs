@@ -94,4 +94,8 @@ pub struct MetricSample {
     /// In-process iteration values, kept for the within-process variance diagnostics.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub iterations: Vec<f64>,
+    /// The counter source that made it (`valgrind-callgrind 3.19`, `perf`); `None` for wall
+    /// time and what a scenario reports itself. Values of two sources are never compared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
 }

@@ -7,6 +7,7 @@
 
 mod compare;
 mod detect;
+mod gpu;
 mod host;
 mod listed;
 mod metric;
@@ -20,11 +21,14 @@ pub use detect::{
     DETECT_FORMAT_VERSION, DetectEntry, DetectRun, Evidence, EvidenceKind, FailureRate, Mechanism, MechanismKind, OrderVerdict,
     PhaseRecord, RunCounts, ScheduleRecord, ValueShift, WouldDecide,
 };
+pub use gpu::{
+    GpuSettings, LockedClocks, MOSTLY_THROTTLED, THROTTLE_REASONS, ThrottleNote, parse_throttle_mask, throttle_notes, throttle_reason_names,
+};
 pub use host::{GpuState, HostInfo};
 pub use listed::Listed;
 pub use metric::{Better, MetricSample, Unit};
 pub use outcome::headline;
 pub use outcome::{Outcome, OutcomeCounts, Status};
 pub use record::{EnvChange, ProcessFacts, RunRecord, ScenarioKind};
-pub use results::{FORMAT_VERSION, MetricSummary, PlanInfo, ResultsFile, RunMeta, ScenarioSummary, ShardOrigin, Verdict};
+pub use results::{CounterMeta, FORMAT_VERSION, MetricSummary, PlanInfo, ResultsFile, RunMeta, ScenarioSummary, ShardOrigin, Verdict};
 pub use summarize::summarize_runs;

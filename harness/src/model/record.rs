@@ -65,6 +65,10 @@ pub struct RunRecord {
     /// How the process ended and what it used (absent in files written before they were kept).
     #[serde(flatten)]
     pub process: ProcessFacts,
+    /// The counter source this process ran under to count (`valgrind-callgrind 3.19`); its
+    /// wall time and resources are valgrind's, not the scenario's. `None` for a plain process.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counted_by: Option<String>,
 }
 
 /// How one child process ended and the resources it used (`wait4`), as fields of a run record.
@@ -94,8 +98,12 @@ impl RunRecord {
     }
 
     /// The process's resources as metrics compare can judge (`peak_rss_bytes`, `cpu_user_ns`,
-    /// `cpu_system_ns`; lower is better), those that were recorded.
+    /// `cpu_system_ns`; lower is better), those that were recorded. None for a process that
+    /// ran under valgrind to count: those resources are valgrind's.
     pub fn resource_metrics(&self) -> Vec<MetricSample> {
+        if self.counted_by.is_some() {
+            return Vec::new();
+        }
         let p = &self.process;
         [
             ("peak_rss_bytes", Unit::Bytes, p.peak_rss_bytes),
@@ -110,6 +118,7 @@ impl RunRecord {
                 better: Better::Lower,
                 value: v? as f64,
                 iterations: Vec::new(),
+                source: None,
             })
         })
         .collect()

@@ -44,6 +44,31 @@ pub struct RunMeta {
     /// The plan this run is (part of): set by `run`, absent in files of older harnesses.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plan: Option<PlanInfo>,
+    /// How counter metrics were made, when `--counters` was given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counters: Option<CounterMeta>,
+}
+
+/// How a run counted (`--counters`): the source, its fixed settings, and what it left out.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CounterMeta {
+    /// The source label every counter metric carries (`valgrind-callgrind 3.19`, `perf`).
+    pub source: String,
+    /// Counted processes per measurement (0: the measuring processes count themselves).
+    pub processes: usize,
+    /// Counted calls per counted process.
+    pub iterations: usize,
+    /// Uncounted warm-up calls before them.
+    pub warmup: usize,
+    /// The simulated caches (valgrind), as Callgrind's options.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cache: Vec<String>,
+    /// How `estimated_cycles` is made (valgrind).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cycles_model: Option<String>,
+    /// Measurements that are not counted, with why (CUDA kernels: host instructions mean nothing).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub uncounted: BTreeMap<String, String>,
 }
 
 /// Which seeded plan a run executed, and which part of it (`--partition`, `merge`).
@@ -107,6 +132,7 @@ impl RunMeta {
             finished_at: String::new(),
             host,
             plan: None,
+            counters: None,
         }
     }
 }
@@ -125,6 +151,9 @@ pub struct MetricSummary {
     pub stats: Summary,
     /// The per-process values, in run order, with their run indices.
     pub values: Vec<(usize, f64)>,
+    /// The counter source that made it; `None` for wall time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
 }
 
 impl MetricSummary {

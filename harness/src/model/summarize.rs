@@ -72,6 +72,7 @@ fn metric_summaries(runs: &[&RunRecord]) -> Vec<MetricSummary> {
                 better: proto.better,
                 stats: summary,
                 values: samples.iter().map(|(i, m)| (*i, m.value)).collect(),
+                source: proto.source.clone(),
             })
         })
         .collect()

@@ -29,6 +29,8 @@ pub(crate) struct Job {
     pub repetition: usize,
     /// Kill after this long.
     pub timeout: Option<Duration>,
+    /// Counted with the run's counter source (`--counters`).
+    pub counted: bool,
 }
 
 /// Which listed scenarios a run selects, libtest-style.
@@ -71,29 +73,56 @@ impl Selection {
     }
 }
 
-/// `repeat` jobs per scenario, all shuffled together by `order` so repetitions interleave and
-/// drift spreads over every scenario instead of landing on one.
+/// How `--counters` enters a plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CountedPlan {
+    /// No counting.
+    Off,
+    /// The measuring processes count themselves (perf).
+    InProcess,
+    /// This many counting processes per measurement, after its measuring ones (valgrind).
+    Separate(usize),
+}
+
+impl CountedPlan {
+    /// The plan for `settings` with `processes` counting processes where they are separate.
+    pub(crate) fn of(settings: Option<&crate::counters::CounterSettings>, processes: usize) -> CountedPlan {
+        match settings {
+            None => CountedPlan::Off,
+            Some(s) if s.source.separate_processes() => CountedPlan::Separate(processes),
+            Some(_) => CountedPlan::InProcess,
+        }
+    }
+}
+
+/// `repeat` jobs per scenario (and the counting ones `counted` adds to each measurement not
+/// marked uncounted), all shuffled together by `order` so repetitions interleave and drift
+/// spreads over every scenario instead of landing on one.
 pub(crate) fn jobs(
     selected: &[Listed],
     repeat_checks: usize,
     repeat_measures: usize,
+    counted: CountedPlan,
     default_timeout: Option<Duration>,
     order: &mut SeededOrder,
 ) -> Vec<Job> {
     let mut jobs: Vec<Job> = selected
         .iter()
         .flat_map(|l| {
-            let reps = if l.kind == ScenarioKind::Measure {
-                repeat_measures
-            } else {
-                repeat_checks
+            let measure = l.kind == ScenarioKind::Measure;
+            let countable = measure && l.uncounted.is_none();
+            let reps = if measure { repeat_measures } else { repeat_checks };
+            let extra = match counted {
+                CountedPlan::Separate(n) if countable => n,
+                _ => 0,
             };
-            (0..reps).map(move |repetition| Job {
+            (0..reps + extra).map(move |repetition| Job {
                 scenario: l.name.clone(),
                 kind: l.kind,
                 env: l.env.clone(),
                 repetition,
                 timeout: l.timeout.or(default_timeout),
+                counted: countable && (repetition >= reps || counted == CountedPlan::InProcess),
             })
         })
         .collect();

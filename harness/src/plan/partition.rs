@@ -66,7 +66,9 @@ pub(crate) fn fingerprint(seed: u64, iterations: usize, warmup: usize, jobs: &[J
     eat(format!("{seed}/{iterations}/{warmup}").as_bytes());
     for j in jobs {
         eat(j.scenario.as_bytes());
-        eat(format!("{}/{:?}", j.repetition, j.env).as_bytes());
+        // Counted jobs are marked; an uncounted job hashes as it did before counters existed.
+        let counted = if j.counted { "/counted" } else { "" };
+        eat(format!("{}/{:?}{counted}", j.repetition, j.env).as_bytes());
     }
     format!("{h:016x}")
 }

@@ -43,6 +43,9 @@ struct Row<'a> {
     value: Option<f64>,
     iterations: usize,
     wall_ns: u64,
+    /// The counter source of a counter metric (`--counters`); empty for wall time. Last, so
+    /// scripts reading columns by position keep working.
+    source: &'a str,
 }
 
 /// Write `results.csv` for `results` to `path`.
@@ -55,7 +58,7 @@ pub fn write_csv(path: &Path, results: &ResultsFile) -> Result<(), Error> {
             crate::model::ScenarioKind::Test => "test",
         };
         let env = r.env.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(";");
-        let base = |metric, unit, value, iterations| Row {
+        let base = |metric, unit, value, iterations, source| Row {
             run_index: r.run_index,
             scenario: &r.scenario,
             kind,
@@ -67,15 +70,20 @@ pub fn write_csv(path: &Path, results: &ResultsFile) -> Result<(), Error> {
             value,
             iterations,
             wall_ns: r.wall_ns,
+            source,
         };
         if r.metrics.is_empty() {
-            rows.push(base("", "", None, 0));
+            rows.push(base("", "", None, 0, ""));
         } else {
-            rows.extend(
-                r.metrics
-                    .iter()
-                    .map(|m| base(&m.name, m.unit.symbol(), Some(m.value), m.iterations.len().max(1))),
-            );
+            rows.extend(r.metrics.iter().map(|m| {
+                base(
+                    &m.name,
+                    m.unit.symbol(),
+                    Some(m.value),
+                    m.iterations.len().max(1),
+                    m.source.as_deref().unwrap_or(""),
+                )
+            }));
         }
     }
     write_csv_rows(path, rows)

@@ -56,6 +56,21 @@ pub fn results_junit(results: &ResultsFile) -> Report {
         case.set_classname(results.meta.binary.as_str());
         case.set_time(Duration::from_nanos(runs.iter().map(|r| r.wall_ns).sum()));
         case.add_property(Property::new("verdict", s.verdict.as_str()));
+        // Each metric's centre and interval, a counter's with its source, for CI dashboards
+        // that read junit properties.
+        for m in &s.metrics {
+            let centre = crate::report::terminal::format_value(m.stats.center_value, &m.unit);
+            let ci = match (m.stats.exact, m.stats.rel_half_width) {
+                (true, _) => " (exact)".to_owned(),
+                (false, Some(w)) => format!(" ± {:.1}%", w * 100.0),
+                (false, None) => String::new(),
+            };
+            let source = m.source.as_ref().map_or(String::new(), |s| format!(" [{s}]"));
+            case.add_property(Property::new(
+                format!("metric.{}", m.metric),
+                format!("{centre}{ci}, n={}{source}", m.stats.n),
+            ));
+        }
         if let Some(r) = failing.first().map(|r| **r).or(runs.first().copied()) {
             set_output(&mut case, r);
         }

@@ -8,6 +8,7 @@
 
 mod csv;
 mod files;
+mod gpu_notes;
 pub(crate) mod html;
 mod index;
 mod json;
@@ -21,6 +22,7 @@ pub(crate) use csv::{CsvWriter, write_csv};
 pub(crate) use files::io_err;
 pub use files::write_json;
 pub(crate) use files::{write_atomic, write_csv_rows};
+pub(crate) use gpu_notes::{clock_lock_line, gpu_state_line};
 pub use html::write_html;
 pub(crate) use index::HtmlReporter;
 pub(crate) use json::JsonWriter;

@@ -125,7 +125,29 @@ pub fn summary_table(results: &ResultsFile) -> String {
         totals.skipped,
         results.meta.seed
     ));
+    out.push_str(&counter_notes(results));
     out.push_str(&failure_notes(results));
+    out.push_str(&super::gpu_notes::gpu_block(results));
+    out
+}
+
+/// How the run counted (`--counters`) and which measurements it did not count, with why.
+fn counter_notes(results: &ResultsFile) -> String {
+    let Some(c) = &results.meta.counters else {
+        return String::new();
+    };
+    let per_process = if c.processes > 0 {
+        format!(
+            "{} counting processes a measurement, {} warm-up + {} counted calls each",
+            c.processes, c.warmup, c.iterations
+        )
+    } else {
+        "counted in the measuring processes".to_owned()
+    };
+    let mut out = format!("counters: {} ({per_process})\n", c.source);
+    for (name, reason) in &c.uncounted {
+        out.push_str(&format!("not counted: {name} ({reason})\n"));
+    }
     out
 }
 

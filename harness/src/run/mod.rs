@@ -13,11 +13,12 @@ use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
 use crate::clock;
+use crate::counters::CounterSettings;
 use crate::errors::Error;
 use crate::events::{Done, Reporter, RunEvent};
 use crate::execute::{ExecConfig, Executor, Target};
 use crate::model::{Listed, PlanInfo, ResultsFile, RunMeta, RunRecord, ScenarioKind};
-use crate::plan::{self, SeededOrder};
+use crate::plan::{self, CountedPlan, SeededOrder};
 use crate::stats;
 
 /// Validated options of one `run`.
@@ -51,6 +52,12 @@ pub struct RunConfig {
     pub partition: Option<plan::Partition>,
     /// Continue an interrupted run (`--resume DIR`).
     pub resume: Option<Resume>,
+    /// GPU sample rules for the suite's GPU measurements (`None`: the defaults).
+    pub gpu: Option<crate::model::GpuSettings>,
+    /// `--counters`: the source and its calls per counting process.
+    pub counters: Option<CounterSettings>,
+    /// Counting processes per measurement where they are separate (valgrind).
+    pub counter_processes: usize,
 }
 
 /// What an interrupted run left: its start time, plan and finished runs.
@@ -73,7 +80,15 @@ pub const PHASE: &str = "run";
 pub fn run(target: &dyn Target, selected: &[Listed], config: &RunConfig, events: &mut dyn Reporter) -> Result<ResultsFile, Error> {
     let started = SystemTime::now();
     let mut order = SeededOrder::new(config.seed);
-    let all = plan::jobs(selected, config.repeat_checks, config.repeat_measures, config.timeout, &mut order);
+    let counted = CountedPlan::of(config.counters.as_ref(), config.counter_processes);
+    let all = plan::jobs(
+        selected,
+        config.repeat_checks,
+        config.repeat_measures,
+        counted,
+        config.timeout,
+        &mut order,
+    );
     let plan_info = PlanInfo {
         fingerprint: plan::fingerprint(config.seed, config.iterations, config.warmup, &all),
         total_jobs: all.len(),
@@ -85,7 +100,7 @@ pub fn run(target: &dyn Target, selected: &[Listed], config: &RunConfig, events:
         None => all,
     };
     // The order this run (or shard) plans, before a resume drops what is already done.
-    let mut meta = run_meta(target, config, &jobs, started);
+    let mut meta = run_meta(target, config, selected, &jobs, started);
     meta.plan = Some(plan_info.clone());
     let (jobs, prior) = match &config.resume {
         Some(r) => resume::remaining(r, &plan_info, jobs)?,
@@ -104,10 +119,13 @@ pub fn run(target: &dyn Target, selected: &[Listed], config: &RunConfig, events:
         warmup: config.warmup,
         scratch: config.scratch.clone(),
         seed: config.seed,
+        gpu: config.gpu,
+        counters: config.counters.clone(),
     });
     let sched = SchedulerConfig {
         test_threads: config.test_threads,
         parallel_measurements: config.parallel_measurements,
+        counted_apart: matches!(counted, CountedPlan::Separate(_)),
     };
     let executor = executor.starting_at(prior.iter().map(|r| r.run_index + 1).max().unwrap_or(0));
     let mut scheduler = Scheduler::new(target, sched, executor);
@@ -118,7 +136,7 @@ pub fn run(target: &dyn Target, selected: &[Listed], config: &RunConfig, events:
         let Some(target_ci) = config.target_ci else {
             break;
         };
-        batch = more_runs(selected, &records, target_ci, config.max_repeat, config.timeout);
+        batch = more_runs(selected, &records, target_ci, config.max_repeat, config.timeout, counted);
         if batch.is_empty() || round >= 64 {
             break;
         }
@@ -138,11 +156,15 @@ pub fn run(target: &dyn Target, selected: &[Listed], config: &RunConfig, events:
     Ok(results)
 }
 
-fn run_meta(target: &dyn Target, config: &RunConfig, jobs: &[plan::Job], started: SystemTime) -> RunMeta {
+fn run_meta(target: &dyn Target, config: &RunConfig, selected: &[Listed], jobs: &[plan::Job], started: SystemTime) -> RunMeta {
     RunMeta {
         order: first_occurrence_order(jobs.iter().map(|j| j.scenario.as_str())),
         target_ci: config.target_ci,
         test_threads: config.test_threads,
+        counters: config
+            .counters
+            .as_ref()
+            .map(|c| crate::counters::meta(c, config.counter_processes, selected)),
         ..RunMeta::started(
             target.describe(),
             config.command.clone(),
@@ -166,10 +188,18 @@ fn first_occurrence_order<'a>(names: impl Iterator<Item = &'a str>) -> Vec<Strin
 
 /// Under `--target-ci`: for each measurement whose widest metric interval is still wider than
 /// the target, half as many runs again as it has (at least 2), up to `max_repeat` in all.
-fn more_runs(selected: &[Listed], records: &[RunRecord], target_ci: f64, max_repeat: usize, timeout: Option<Duration>) -> Vec<plan::Job> {
+fn more_runs(
+    selected: &[Listed],
+    records: &[RunRecord],
+    target_ci: f64,
+    max_repeat: usize,
+    timeout: Option<Duration>,
+    counted: CountedPlan,
+) -> Vec<plan::Job> {
     let mut jobs = Vec::new();
     for l in selected.iter().filter(|l| l.kind == ScenarioKind::Measure) {
-        let mine: Vec<&RunRecord> = records.iter().filter(|r| r.scenario == l.name).collect();
+        // Counting processes (valgrind) are few and fixed: the target is for wall time.
+        let mine: Vec<&RunRecord> = records.iter().filter(|r| r.scenario == l.name && r.counted_by.is_none()).collect();
         let n = mine.len();
         if n >= max_repeat
             || mine
@@ -183,12 +213,20 @@ fn more_runs(selected: &[Listed], records: &[RunRecord], target_ci: f64, max_rep
             continue;
         }
         let add = (n / 2).max(2).min(max_repeat - n);
-        jobs.extend((n..n + add).map(|repetition| plan::Job {
+        // Repetition numbers after every earlier process of the scenario, counting ones included.
+        let first = records
+            .iter()
+            .filter(|r| r.scenario == l.name)
+            .map(|r| r.repetition + 1)
+            .max()
+            .unwrap_or(0);
+        jobs.extend((first..first + add).map(|repetition| plan::Job {
             scenario: l.name.clone(),
             kind: l.kind,
             env: l.env.clone(),
             repetition,
             timeout: l.timeout.or(timeout),
+            counted: counted == CountedPlan::InProcess && l.uncounted.is_none(),
         }));
     }
     jobs

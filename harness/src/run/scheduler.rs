@@ -17,6 +17,9 @@ pub struct SchedulerConfig {
     pub test_threads: usize,
     /// Let measurements overlap other processes.
     pub parallel_measurements: bool,
+    /// Counted jobs run in processes of their own (valgrind), whose counts no neighbour
+    /// disturbs: they run in parallel like checks.
+    pub counted_apart: bool,
 }
 
 /// Executes batches of jobs; run indices continue across batches.
@@ -45,7 +48,8 @@ impl<'t> Scheduler<'t> {
             let mut failure = None;
             loop {
                 while let Some(job) = queue.peek().filter(|_| failure.is_none()) {
-                    let wants_alone = job.kind == ScenarioKind::Measure && !self.config.parallel_measurements;
+                    let counts_only = job.counted && self.config.counted_apart;
+                    let wants_alone = job.kind == ScenarioKind::Measure && !self.config.parallel_measurements && !counts_only;
                     if exclusive || in_flight >= threads || (wants_alone && in_flight > 0) {
                         break;
                     }
@@ -90,5 +94,6 @@ fn process_job(job: Job) -> ProcessJob {
         }],
         env: job.env,
         timeout: job.timeout,
+        counted: job.counted,
     }
 }

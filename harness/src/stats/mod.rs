@@ -11,6 +11,7 @@ pub(crate) mod autocorr;
 pub(crate) mod changepoint;
 pub(crate) mod dist;
 pub(crate) mod errors;
+pub(crate) mod gpu_sampling;
 pub(crate) mod hypothesis;
 pub(crate) mod interval;
 pub(crate) mod median_ci;

@@ -4,7 +4,8 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use crate::model::{Better, MetricSample, Unit};
+use crate::counters::Counting;
+use crate::model::{Better, GpuSettings, MetricSample, Unit};
 
 /// Work done by one iteration, for derived throughput metrics.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -20,11 +21,31 @@ pub enum Throughput {
 const MIN_SAMPLE: Duration = Duration::from_micros(20);
 
 /// Drives one measurement inside its process. See [`Bencher::iter`].
+///
+/// Under `--counters=valgrind` the process runs under Callgrind and every `iter*` method counts
+/// instead of timing: `warmup` uncounted calls, then `iterations` calls each counted alone
+/// (set-up and input building outside the count); only `instructions` and `estimated_cycles`
+/// are reported. Under `--counters=perf` the timed samples are also counted.
 pub struct Bencher {
-    iterations: usize,
-    warmup: usize,
-    throughput: Vec<Throughput>,
+    pub(super) iterations: usize,
+    pub(super) warmup: usize,
+    pub(super) throughput: Vec<Throughput>,
     metrics: Vec<MetricSample>,
+    /// The sample rules of [`iter_gpu`](Self::iter_gpu) (`suite/gpu.rs`).
+    pub(super) gpu: GpuSettings,
+    counting: Option<Counting>,
+    pub(super) trouble: Option<BenchEnd>,
+}
+
+/// How a measurement ended, for the child's record.
+#[derive(Debug)]
+pub(crate) enum BenchEnd {
+    /// Its metrics.
+    Metrics(Vec<MetricSample>),
+    /// It cannot report (counting broke, or it reported nothing).
+    Failed(String),
+    /// It cannot be counted (it times itself): a counted process skips it.
+    Uncounted(String),
 }
 
 impl Bencher {
@@ -34,12 +55,34 @@ impl Bencher {
             warmup,
             throughput: Vec::new(),
             metrics: Vec::new(),
+            gpu: GpuSettings::default(),
+            counting: None,
+            trouble: None,
         }
     }
 
-    /// Measured iterations this process runs.
+    /// The GPU sample rules the command asked for.
+    pub(crate) fn with_gpu(mut self, gpu: GpuSettings) -> Self {
+        self.gpu = gpu;
+        self
+    }
+
+    /// Count with `counting` as well as (perf) or instead of (Callgrind) timing.
+    pub(crate) fn counting(mut self, counting: Counting) -> Self {
+        self.counting = Some(counting);
+        self
+    }
+
+    /// Measured iterations this process runs (in a counting process after an `iter*` call:
+    /// the calls it counted, which a slow routine may make fewer).
     pub fn iterations(&self) -> usize {
         self.iterations
+    }
+
+    /// Whether this process counts instead of timing (`--counters=valgrind`): a scenario that
+    /// prepares something costly only for wall time can skip it.
+    pub fn counts_only(&self) -> bool {
+        self.counting.as_ref().is_some_and(Counting::counts_only)
     }
 
     /// Declare the work one iteration does; `iter` then also reports the matching rate.
@@ -53,6 +96,9 @@ impl Bencher {
     /// in batches and divided; the batch size comes from the last warm-up call, so with
     /// `warmup` 0 nothing is discarded and every sample is one call.
     pub fn iter<R>(&mut self, mut f: impl FnMut() -> R) {
+        if self.counts_only() {
+            return self.count_calls(|| (), |()| f());
+        }
         let mut last = None;
         for _ in 0..self.warmup {
             let t = Instant::now();
@@ -62,11 +108,14 @@ impl Bencher {
         let batch = batch_size(last);
         let mut per_call = Vec::with_capacity(self.iterations);
         for _ in 0..self.iterations {
+            self.sample_start();
             let t = Instant::now();
             for _ in 0..batch {
                 black_box(f());
             }
-            per_call.push(t.elapsed().as_nanos() as f64 / batch as f64);
+            let elapsed = t.elapsed();
+            self.sample_end(batch);
+            per_call.push(elapsed.as_nanos() as f64 / batch as f64);
         }
         self.record_latencies(per_call);
     }
@@ -77,6 +126,9 @@ impl Bencher {
     /// starts (so a batch holds up to `20 us / routine time` inputs at once) and its outputs
     /// are dropped after the clock stops.
     pub fn iter_batched<I, R>(&mut self, mut setup: impl FnMut() -> I, mut routine: impl FnMut(I) -> R) {
+        if self.counts_only() {
+            return self.count_calls(setup, routine);
+        }
         let mut last = None;
         for _ in 0..self.warmup {
             let input = setup();
@@ -90,24 +142,91 @@ impl Bencher {
         let mut outputs = Vec::with_capacity(batch);
         for _ in 0..self.iterations {
             let inputs: Vec<I> = (0..batch).map(|_| setup()).collect();
+            self.sample_start();
             let t = Instant::now();
             for input in inputs {
                 outputs.push(black_box(routine(black_box(input))));
             }
-            per_call.push(t.elapsed().as_nanos() as f64 / batch as f64);
+            let elapsed = t.elapsed();
+            self.sample_end(batch as u64);
+            per_call.push(elapsed.as_nanos() as f64 / batch as f64);
             outputs.clear();
         }
         self.record_latencies(per_call);
     }
 
     /// Like [`iter`](Self::iter), but `f` times itself (CUDA events, an external clock) and
-    /// returns the duration of one iteration.
+    /// returns the duration of one iteration. Counted like `iter` (the returned durations are
+    /// dropped in a process that only counts).
     pub fn iter_timed(&mut self, mut f: impl FnMut() -> Duration) {
+        if self.counts_only() {
+            return self.count_calls(|| (), |()| f());
+        }
         for _ in 0..self.warmup {
             black_box(f());
         }
-        let per_call = (0..self.iterations).map(|_| f().as_nanos() as f64).collect();
+        let mut per_call = Vec::with_capacity(self.iterations);
+        for _ in 0..self.iterations {
+            self.sample_start();
+            let d = f();
+            self.sample_end(1);
+            per_call.push(d.as_nanos() as f64);
+        }
         self.record_latencies(per_call);
+    }
+
+    /// criterion's `iter_custom`: `f(n)` runs the routine `n` times, timing it itself, and
+    /// returns the total. One warm-up call of `f(1)` sizes the batches as in `iter`. It feeds
+    /// wall time only: a counted process cannot tell the routine from `f`'s own set-up, so it
+    /// skips this measurement and says so.
+    pub fn iter_custom(&mut self, mut f: impl FnMut(u64) -> Duration) {
+        if self.counts_only() {
+            self.trouble = Some(BenchEnd::Uncounted(
+                "not counted: iter_custom times itself, so its routine cannot be told from its set-up".to_owned(),
+            ));
+            return;
+        }
+        let mut last = None;
+        for _ in 0..self.warmup {
+            last = Some(f(1));
+        }
+        let batch = batch_size(last);
+        let per_call = (0..self.iterations).map(|_| f(batch).as_nanos() as f64 / batch as f64).collect();
+        self.record_latencies(per_call);
+    }
+
+    /// Under Callgrind: count each call of `routine` alone, inputs from `setup` made outside.
+    fn count_calls<I, R>(&mut self, setup: impl FnMut() -> I, routine: impl FnMut(I) -> R) {
+        let counting = self.counting.as_ref().expect("counts_only checked");
+        match counting.count_calls(self.warmup, self.iterations, setup, routine) {
+            Ok((metrics, calls)) => {
+                // A scenario reading `iterations()` after the call sees the calls made.
+                self.iterations = calls;
+                for m in metrics {
+                    self.metrics.retain(|x| x.name != m.name);
+                    self.metrics.push(m);
+                }
+            }
+            Err(e) => self.trouble = Some(BenchEnd::Failed(format!("counting under Callgrind failed: {e}"))),
+        }
+    }
+
+    #[inline(always)]
+    fn sample_start(&mut self) {
+        if let Some(c) = &mut self.counting
+            && let Err(e) = c.sample_start()
+        {
+            self.trouble = Some(BenchEnd::Failed(format!("hardware counters: {e}")));
+        }
+    }
+
+    #[inline(always)]
+    fn sample_end(&mut self, calls: u64) {
+        if let Some(c) = &mut self.counting
+            && let Err(e) = c.sample_end(calls)
+        {
+            self.trouble = Some(BenchEnd::Failed(format!("hardware counters: {e}")));
+        }
     }
 
     fn record_latencies(&mut self, per_call: Vec<f64>) {
@@ -123,16 +242,23 @@ impl Bencher {
             self.push_with_value(name, unit.clone(), unit.default_better(), value, rates);
         }
         self.push("latency_ns", Unit::Nanoseconds, Better::Lower, per_call);
+        if let Some(c) = &mut self.counting {
+            for m in c.take_sampled() {
+                self.metrics.retain(|x| x.name != m.name);
+                self.metrics.push(m);
+            }
+        }
     }
 
     /// Report one value of a metric for this process (a counter, a size), with the unit's
-    /// default direction.
+    /// default direction. A process that only counts (valgrind) drops it.
     pub fn record(&mut self, name: impl Into<String>, unit: Unit, value: f64) {
         let better = unit.default_better();
         self.push(name, unit, better, vec![value]);
     }
 
-    /// Report per-iteration values of a metric, with an explicit direction.
+    /// Report per-iteration values of a metric, with an explicit direction. A process that
+    /// only counts (valgrind) drops them.
     pub fn record_iterations(&mut self, name: impl Into<String>, unit: Unit, better: Better, values: Vec<f64>) {
         self.push(name, unit, better, values);
     }
@@ -142,7 +268,12 @@ impl Bencher {
         self.push_with_value(name, unit, better, value, iterations);
     }
 
-    fn push_with_value(&mut self, name: impl Into<String>, unit: Unit, better: Better, value: f64, iterations: Vec<f64>) {
+    pub(super) fn push_with_value(&mut self, name: impl Into<String>, unit: Unit, better: Better, value: f64, iterations: Vec<f64>) {
+        if self.counts_only() {
+            // Valgrind's slowed-down values of anything but its counts would pool with the
+            // wall-time processes' values under one name.
+            return;
+        }
         let name = name.into();
         let iterations = if iterations.len() > 1 { iterations } else { Vec::new() };
         self.metrics.retain(|m| m.name != name);
@@ -152,9 +283,22 @@ impl Bencher {
             better,
             value,
             iterations,
+            source: None,
         });
     }
 
+    /// What the measurement reported, or why it reports nothing.
+    pub(crate) fn finish(self) -> BenchEnd {
+        match self.trouble {
+            Some(end) => end,
+            None if self.metrics.is_empty() => {
+                BenchEnd::Failed("measurement reported no metrics (call Bencher::iter or Bencher::record)".to_owned())
+            }
+            None => BenchEnd::Metrics(self.metrics),
+        }
+    }
+
+    #[cfg(test)]
     pub(crate) fn into_metrics(self) -> Vec<MetricSample> {
         self.metrics
     }

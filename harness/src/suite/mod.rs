@@ -7,13 +7,17 @@
 //! fn main() -> std::process::ExitCode { harness::main() }
 //! ```
 //!
-//! May import `model` only.
+//! May import `model`, (for counted measurements) `counters`, and `stats` for the GPU sample
+//! rules (`gpu.rs`) only.
 
 mod bencher;
+mod gpu;
 mod registry;
 mod scenario;
 
+pub(crate) use bencher::BenchEnd;
 pub use bencher::{Bencher, Throughput};
+pub use gpu::{Caches, GpuSample, GpuTimer};
 pub use registry::Registration;
 pub(crate) use registry::registered;
 pub(crate) use scenario::{Body, SkipSignal, Variant};

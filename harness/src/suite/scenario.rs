@@ -73,6 +73,7 @@ pub struct Scenario {
     pub(crate) ignored: Option<String>,
     pub(crate) iterations: Option<usize>,
     pub(crate) warmup: Option<usize>,
+    pub(crate) uncounted: Option<String>,
 }
 
 impl Scenario {
@@ -103,6 +104,7 @@ impl Scenario {
             ignored: None,
             iterations: None,
             warmup: None,
+            uncounted: None,
         }
     }
 
@@ -138,6 +140,14 @@ impl Scenario {
     /// Discarded warm-up iterations per process (overrides `--warmup`).
     pub fn warmup(mut self, warmup: usize) -> Self {
         self.warmup = Some(warmup);
+        self
+    }
+
+    /// Never count this measurement under `--counters`, saying `reason` in the output: e.g.
+    /// "CUDA kernels: host instructions mean nothing". It keeps its wall-time processes (and
+    /// its own timing, such as CUDA events); it is never run under valgrind.
+    pub fn uncounted(mut self, reason: impl Into<String>) -> Self {
+        self.uncounted = Some(reason.into());
         self
     }
 

@@ -189,6 +189,9 @@ pub(crate) struct CompareEntry {
     pub baseline: Option<Estimate>,
     #[serde(default)]
     pub candidate: Option<Estimate>,
+    /// The counter source, for counter rows (`--counters`).
+    #[serde(default)]
+    pub source: Option<String>,
 }
 
 /// A centre with its interval, in the metric's unit.

@@ -16,6 +16,10 @@ pub(crate) fn render(ctx: &ReportContext) -> String {
         section::overview(&mut body, run);
         section::summary(&mut body, run);
         nav.extend([("overview", "Overview"), ("summary", "Summary")]);
+        if !run.gpu_notes.is_empty() {
+            section::gpu_notes(&mut body, &run.gpu_notes);
+            nav.push(("gpu-samples", "GPU samples"));
+        }
         if !run.cards.is_empty() {
             section::measurements(&mut body, &run.cards);
             nav.push(("measurements", "Measurements"));

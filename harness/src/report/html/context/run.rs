@@ -24,6 +24,8 @@ pub(crate) struct RunContext {
     pub failures: Vec<FailedRun>,
     /// Failed runs beyond [`super::failures::MAX_FAILED_RUNS`], not listed.
     pub failures_omitted: usize,
+    /// GPU series that discarded throttled samples.
+    pub gpu_notes: Vec<crate::model::ThrottleNote>,
 }
 
 impl RunContext {
@@ -38,6 +40,7 @@ impl RunContext {
             status_counts: status_counts(&results.runs),
             verdict_counts: verdict_counts(&results.summaries),
             hazards: hazards(&results.runs),
+            gpu_notes: crate::model::throttle_notes(&results.summaries),
             meta: results.meta,
             rows,
             cards,

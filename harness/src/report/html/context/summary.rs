@@ -47,10 +47,15 @@ pub(super) fn rows_and_cards(summaries: &[ScenarioSummary]) -> (Vec<SummaryRow>,
         }
         for m in &s.metrics {
             let id = format!("m{}", cards.len());
+            // A counter's name carries its source: `instructions (valgrind-callgrind 3.19)`.
+            let metric = match &m.source {
+                Some(source) => format!("{} ({source})", m.metric),
+                None => m.metric.clone(),
+            };
             rows.push(SummaryRow {
                 scenario: s.scenario.clone(),
                 kind: s.kind,
-                metric: Some(m.metric.clone()),
+                metric: Some(metric.clone()),
                 unit: Some(m.unit.clone()),
                 n: m.stats.n,
                 centre: Some(m.stats.center_value),
@@ -68,7 +73,7 @@ pub(super) fn rows_and_cards(summaries: &[ScenarioSummary]) -> (Vec<SummaryRow>,
             cards.push(MeasurementCard {
                 id,
                 scenario: s.scenario.clone(),
-                metric: m.metric.clone(),
+                metric,
                 unit: m.unit.clone(),
                 better: m.better,
                 verdict: s.verdict,

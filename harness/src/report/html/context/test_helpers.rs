@@ -20,6 +20,7 @@ fn meta() -> RunMeta {
         finished_at: "2025-01-01T00:01:00Z".into(),
         host: HostInfo::default(),
         plan: None,
+        counters: None,
     }
 }
 
@@ -40,6 +41,7 @@ pub(super) fn record(i: usize, name: &str, kind: ScenarioKind, outcome: Outcome,
                     better: Better::Lower,
                     value: v,
                     iterations: vec![v * 0.99, v * 1.01],
+                    source: None,
                 }]
             })
             .unwrap_or_default(),
@@ -49,6 +51,7 @@ pub(super) fn record(i: usize, name: &str, kind: ScenarioKind, outcome: Outcome,
         stdout: String::new(),
         stderr: String::new(),
         process: Default::default(),
+        counted_by: None,
     }
 }
 

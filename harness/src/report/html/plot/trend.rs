@@ -63,6 +63,7 @@ mod tests {
         let s = Series {
             scenario: "<b>".into(),
             metric: "m".into(),
+            source: None,
             unit: "ns".into(),
             points,
             log_scale: true,

@@ -23,9 +23,12 @@ pub(crate) fn compare(out: &mut String, c: &CompareContext) {
     }
     out.push_str("</div>");
     let mut ordered: Vec<&CompareEntry> = c.entries.iter().collect();
+    // Counter rows first: where they exist they decide; wall time stands beside them.
     ordered.sort_by(|a, b| {
         let dist = |x: &CompareEntry| x.ratio.map_or(0.0, |r| (r.ln()).abs());
-        rank(&a.verdict).cmp(&rank(&b.verdict)).then(dist(b).total_cmp(&dist(a)))
+        (a.source.is_none().cmp(&b.source.is_none()))
+            .then(rank(&a.verdict).cmp(&rank(&b.verdict)))
+            .then(dist(b).total_cmp(&dist(a)))
     });
     forest(out, &ordered);
     out.push_str(
@@ -138,7 +141,11 @@ fn row(out: &mut String, x: &CompareEntry) {
         "<tr><td>{}</td><td>{}</td><td data-v=\"{}\">{}</td><td data-v=\"{}\">{} ({})</td><td data-v=\"{}\">{}</td><td>{}</td><td>{}</td>\
          <td>{}/{}{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
         e(&x.name),
-        e(&format!("{}{arrow}", x.metric)),
+        e(&format!(
+            "{}{arrow}{}",
+            x.metric,
+            x.source.as_ref().map_or(String::new(), |s| format!(" ({s})"))
+        )),
         data_v(x.ratio),
         e(&change),
         data_v(x.p_adjusted),

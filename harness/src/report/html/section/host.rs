@@ -1,9 +1,11 @@
-//! The host: machine, OS, toolchain, git commit, load and GPUs of whichever section has them.
+//! The host: machine, OS, toolchain, git commit, load and GPUs (clocks, throttle reasons by name,
+//! a clock lock) of whichever section has them.
 
 use std::fmt::Write;
 
 use super::super::escape::escape as e;
-use crate::model::{GpuState, HostInfo};
+use crate::model::HostInfo;
+use crate::report::{clock_lock_line, gpu_state_line};
 
 /// The `host` section.
 pub(crate) fn host(out: &mut String, h: &HostInfo) {
@@ -34,25 +36,11 @@ pub(crate) fn host(out: &mut String, h: &HostInfo) {
     }
     for (when, states) in [("gpu at start", &h.gpu_start), ("gpu at end", &h.gpu_end)] {
         for g in states {
-            let _ = write!(out, "<dt>{when}</dt><dd>{}</dd>", e(&gpu_line(g)));
+            let _ = write!(out, "<dt>{when}</dt><dd>{}</dd>", e(&gpu_state_line(g)));
         }
     }
+    if let Some(lock) = clock_lock_line(h) {
+        let _ = write!(out, "<dt>gpu clocks</dt><dd>{}</dd>", e(&lock));
+    }
     out.push_str("</dl></section>");
-}
-
-/// One GPU's state: which GPU, its clocks and what throttles them.
-fn gpu_line(g: &GpuState) -> String {
-    let n = |v: Option<f64>, unit: &str| v.map_or("?".into(), |v| format!("{v:.0} {unit}"));
-    format!(
-        "#{} {} (driver {}, CUDA {}): SM {}, memory {}, throttle reasons {}, {}, {}",
-        g.index,
-        g.name,
-        g.driver,
-        g.cuda_version.as_deref().unwrap_or("?"),
-        n(g.sm_clock_mhz, "MHz"),
-        n(g.mem_clock_mhz, "MHz"),
-        g.throttle_reasons.as_deref().unwrap_or("?"),
-        n(g.temperature_c, "°C"),
-        n(g.power_w, "W"),
-    )
 }

@@ -5,6 +5,7 @@
 mod compare;
 mod detect;
 mod failures;
+mod gpu;
 mod host;
 mod measurements;
 mod overview;
@@ -13,6 +14,7 @@ mod summary;
 pub(crate) use compare::compare;
 pub(crate) use detect::detect;
 pub(crate) use failures::failures;
+pub(crate) use gpu::gpu_notes;
 pub(crate) use host::host;
 pub(crate) use measurements::measurements;
 pub(crate) use overview::overview;

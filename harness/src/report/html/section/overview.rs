@@ -75,6 +75,25 @@ fn facts(out: &mut String, run: &RunContext) {
         m.warmup,
         m.target_ci.map_or(String::new(), |t| format!(", until CI within ±{t}%"))
     );
+    if let Some(c) = &m.counters {
+        let how = if c.processes > 0 {
+            format!(
+                "{} counting processes per measurement, {} warm-up + {} counted calls each; caches {}; estimated_cycles = {}",
+                c.processes,
+                c.warmup,
+                c.iterations,
+                c.cache.join(" "),
+                c.cycles_model.as_deref().unwrap_or("-")
+            )
+        } else {
+            "counted in the measuring processes".to_owned()
+        };
+        let uncounted: Vec<String> = c.uncounted.iter().map(|(n, r)| format!("{n} ({r})")).collect();
+        let _ = write!(out, "<dt>counters</dt><dd>{}: {}</dd>", e(&c.source), e(&how));
+        if !uncounted.is_empty() {
+            let _ = write!(out, "<dt>not counted</dt><dd>{}</dd>", e(&uncounted.join("; ")));
+        }
+    }
     let _ = write!(
         out,
         "<dt>time</dt><dd>{} → {}</dd>",

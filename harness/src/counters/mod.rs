@@ -1,0 +1,48 @@
+//! Counters: deterministic (or near) measurement sources beside wall time, so that compare,
+//! history and bisect can decide where wall time on a shared machine cannot.
+//!
+//! - [`CounterSource`] resolves `--counters[=auto|valgrind|perf]` in the parent (`source`).
+//! - Under valgrind a measurement gets processes of its own, started under Callgrind with
+//!   instrumentation off; the child's `Bencher` switches it on around the measured routine's calls
+//!   and reads one dump per call (`callgrind`, `client_request`, `costs`).
+//! - Under perf the processes that measure wall time also count, around each timed sample
+//!   (`perf`).
+//!
+//! Either way the counts leave the child as ordinary metrics (`instructions`, `estimated_cycles`
+//! or `cycles`, ...) stamped with their source, on the one child-protocol and event path.
+
+mod callgrind;
+mod client_request;
+mod costs;
+mod counting;
+mod perf;
+mod source;
+
+pub(crate) use counting::{CountRequest, Counting};
+pub(crate) use source::valgrind_args;
+pub use source::{CounterMode, CounterSettings, CounterSource, VALGRIND_TIMEOUT_FACTOR};
+
+use crate::model::{CounterMeta, Listed, ScenarioKind};
+
+/// What a run's meta records of how it counted: the source, its fixed settings, and the
+/// measurements `selected` that it leaves uncounted, with why.
+pub(crate) fn meta(settings: &CounterSettings, processes: usize, selected: &[Listed]) -> CounterMeta {
+    let valgrind = settings.source.separate_processes();
+    CounterMeta {
+        source: settings.source.label(),
+        processes: if valgrind { processes } else { 0 },
+        iterations: settings.iterations,
+        warmup: settings.warmup,
+        cache: if valgrind {
+            costs::CACHE_ARGS.iter().map(|a| a.to_string()).collect()
+        } else {
+            Vec::new()
+        },
+        cycles_model: valgrind.then(|| costs::CYCLES_MODEL.to_owned()),
+        uncounted: selected
+            .iter()
+            .filter(|l| l.kind == ScenarioKind::Measure)
+            .filter_map(|l| l.uncounted.clone().map(|r| (l.name.clone(), r)))
+            .collect(),
+    }
+}

@@ -1,0 +1,338 @@
+//! `--counters` through real processes: what is counted (the routine, per call, its threads) and
+//! what is not (set-up, iter_custom, uncounted scenarios), crashes under valgrind, compare's
+//! counter rows, and the errors when nothing can count.
+//!
+//! A `harness = false` target (libtest-mimic): without valgrind the tests that need it show as
+//! `ignored (valgrind not installed ...)`; with `HARNESS_REQUIRE_VALGRIND=1` (set by `.ci/run`)
+//! they fail instead.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use harness::model::{CompareEntry, CompareVerdict, MetricSummary, Outcome, ResultsFile, Verdict};
+use libtest_mimic::{Arguments, Completion, Failed, Trial};
+
+const FIXTURE: &str = env!("CARGO_BIN_EXE_fixture_counters");
+const REQUIRE_VAR: &str = "HARNESS_REQUIRE_VALGRIND";
+
+fn valgrind_installed() -> bool {
+    Command::new("valgrind").arg("--version").output().is_ok_and(|o| o.status.success())
+}
+
+/// A trial that needs valgrind: ignored without it, unless CI requires it.
+fn with_valgrind(name: &'static str, test: fn()) -> Trial {
+    Trial::ignorable_test(name, move || {
+        if valgrind_installed() {
+            test();
+            Ok(Completion::Completed)
+        } else if std::env::var_os(REQUIRE_VAR).is_some_and(|v| v == "1") {
+            Err(Failed::from(format!(
+                "{REQUIRE_VAR}=1 but valgrind is not installed (apt-get install valgrind)"
+            )))
+        } else {
+            Ok(Completion::ignored_with(format!(
+                "valgrind not installed; apt-get install valgrind, {REQUIRE_VAR}=1 makes this a failure"
+            )))
+        }
+    })
+}
+
+fn fixture(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(FIXTURE);
+    cmd.args(args).arg("--out").arg(dir).arg("--seed").arg("3");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("the fixture runs")
+}
+
+fn results(dir: &Path) -> ResultsFile {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("results.json")).expect("results.json")).expect("parses")
+}
+
+fn metric<'a>(r: &'a ResultsFile, scenario: &str, name: &str) -> Option<&'a MetricSummary> {
+    r.summaries
+        .iter()
+        .find(|s| s.scenario == scenario)?
+        .metrics
+        .iter()
+        .find(|m| m.metric == name)
+}
+
+fn instructions(r: &ResultsFile, scenario: &str) -> f64 {
+    metric(r, scenario, "instructions")
+        .unwrap_or_else(|| panic!("{scenario} has no instructions"))
+        .stats
+        .center_value
+}
+
+fn counts_the_routine_alone_per_call_with_its_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "run",
+        "count/loop",
+        "count/batched",
+        "count/threads",
+        "count/device",
+        "count/check",
+        "--counters=valgrind",
+        "--repeat",
+        "1",
+        "--iterations",
+        "2",
+        "--counter-processes",
+        "2",
+    ];
+    let out = fixture(dir.path(), &args, &[]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    let r = results(dir.path());
+    let (one, two) = (instructions(&r, "count/loop_100k"), instructions(&r, "count/loop_200k"));
+    // Twice the loop is twice the count; the 2M-round set-up of loop_100k (20x its routine) and
+    // the 1M-round input building of batched_100k are outside it.
+    assert!((two / one - 2.0).abs() < 0.02, "200k/100k = {}", two / one);
+    let batched = instructions(&r, "count/batched_100k");
+    assert!((batched / one - 1.0).abs() < 0.02, "batched {batched} vs loop {one}");
+    // Work on threads the routine starts is counted: two workers of 100k rounds each.
+    let threads = instructions(&r, "count/threads_2x100k");
+    assert!(threads > 1.9 * one, "threads {threads} vs one loop {one}");
+    let m = metric(&r, "count/loop_200k", "instructions").unwrap();
+    assert!(
+        m.source.as_deref().is_some_and(|s| s.starts_with("valgrind-callgrind 3.")),
+        "{:?}",
+        m.source
+    );
+    assert!(
+        m.stats.exact || m.stats.cv < 0.001,
+        "a pure loop counts the same in every process: {:?}",
+        m.values
+    );
+    assert!(metric(&r, "count/loop_200k", "estimated_cycles").is_some());
+    assert!(
+        metric(&r, "count/loop_200k", "latency_ns").is_some_and(|l| l.source.is_none()),
+        "wall time beside"
+    );
+    // Counting processes: 2 per countable measurement, marked, their valgrind chatter kept in
+    // stderr and never taken for a result; none for the check or the uncounted measurement.
+    let counting: Vec<_> = r.runs.iter().filter(|x| x.counted_by.is_some()).collect();
+    assert_eq!(
+        counting.len(),
+        2 * 4,
+        "{:?}",
+        counting.iter().map(|x| &x.scenario).collect::<Vec<_>>()
+    );
+    assert!(
+        counting
+            .iter()
+            .all(|x| x.outcome == Outcome::Passed && x.stderr.contains("Callgrind"))
+    );
+    assert!(counting.iter().all(|x| x.metrics.iter().all(|m| m.source.is_some())), "only counts");
+    assert!(metric(&r, "count/device", "instructions").is_none());
+    let meta = r.meta.counters.as_ref().expect("meta records the counting");
+    assert!(meta.cache.iter().any(|c| c == "--LL=8388608,16,64"), "{:?}", meta.cache);
+    assert_eq!((meta.processes, meta.warmup, meta.iterations), (2, 1, 5));
+    assert!(meta.uncounted.contains_key("count/device"));
+    assert!(stdout.contains("not counted: count/device (stands for a CUDA kernel"), "{stdout}");
+    // Every output carries the counts and their source.
+    let read = |f: &str| std::fs::read_to_string(dir.path().join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
+    let csv = read("results.csv");
+    assert!(csv.lines().next().unwrap().ends_with(",source"), "{csv}");
+    assert!(
+        csv.lines()
+            .any(|l| l.contains(",instructions,") && l.contains("valgrind-callgrind 3.")),
+        "{csv}"
+    );
+    let junit = read("junit.xml");
+    assert!(
+        junit.contains("name=\"metric.instructions\"") && junit.contains("[valgrind-callgrind 3."),
+        "{junit}"
+    );
+    let html = read("index.html");
+    assert!(html.contains("instructions (valgrind-callgrind 3.") && html.contains("<dt>counters</dt>"));
+    assert!(
+        html.contains("count/device (stands for a CUDA kernel"),
+        "the report says what was not counted"
+    );
+}
+
+fn a_crash_under_valgrind_is_a_crashed_result_with_valgrinds_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = fixture(
+        dir.path(),
+        &[
+            "run",
+            "count/crash",
+            "--counters=valgrind",
+            "--repeat",
+            "1",
+            "--counter-processes",
+            "1",
+        ],
+        &[("FIXTURE_COUNTERS_CRASH", "1")],
+    );
+    assert_eq!(out.status.code(), Some(1), "a crashed measurement fails the run");
+    let r = results(dir.path());
+    let counted = r.runs.iter().find(|x| x.counted_by.is_some()).expect("a counting process");
+    assert!(
+        matches!(&counted.outcome, Outcome::Crashed { signal, .. } if signal == "SIGSEGV"),
+        "{:?}",
+        counted.outcome
+    );
+    assert!(
+        counted.stderr.contains("Process terminating with default action of signal 11"),
+        "valgrind's message is kept: {}",
+        counted.stderr
+    );
+}
+
+fn iter_custom_is_timed_but_not_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = fixture(
+        dir.path(),
+        &[
+            "run",
+            "count/custom",
+            "--counters=valgrind",
+            "--repeat",
+            "2",
+            "--counter-processes",
+            "1",
+        ],
+        &[],
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+    let r = results(dir.path());
+    let s = r.summaries.iter().find(|s| s.scenario == "count/custom").unwrap();
+    assert_eq!(s.verdict, Verdict::Measured);
+    assert!(metric(&r, "count/custom", "latency_ns").is_some());
+    assert!(metric(&r, "count/custom", "instructions").is_none());
+    let counted = r.runs.iter().find(|x| x.counted_by.is_some()).unwrap();
+    assert!(
+        matches!(&counted.outcome, Outcome::Skipped { reason } if reason.contains("iter_custom")),
+        "{:?}",
+        counted.outcome
+    );
+}
+
+fn compare_rows(dir: &Path) -> Vec<CompareEntry> {
+    let text = std::fs::read_to_string(dir.join("compare.json")).expect("compare.json");
+    serde_json::from_str(&text).expect("compare.json holds the rows")
+}
+
+fn compare_calls_two_percent_more_instructions_regressed_and_the_same_build_unchanged() {
+    for (scale, want) in [("100", CompareVerdict::Unchanged), ("102", CompareVerdict::Regressed)] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = fixture(
+            dir.path(),
+            &[
+                "compare",
+                "--baseline",
+                FIXTURE,
+                "--candidate",
+                FIXTURE,
+                "count/scaled/loop",
+                "--runs",
+                "2",
+                "--counters=valgrind",
+                "--candidate-env",
+                &format!("FIXTURE_COUNTERS_SCALE={scale}"),
+            ],
+            &[],
+        );
+        assert!(
+            out.status.code().is_some_and(|c| c <= 1),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let rows = compare_rows(dir.path());
+        let row = rows.iter().find(|e| e.metric == "instructions").expect("an instructions row");
+        assert_eq!(row.verdict, want, "scale {scale}: {row:?}");
+        assert!(row.source.is_some());
+        let md = std::fs::read_to_string(dir.path().join("compare.md")).unwrap();
+        let first = md.lines().find(|l| l.starts_with("| ") && l.contains("count/scaled/loop")).unwrap();
+        assert!(first.contains("instructions"), "counter rows come first: {first}");
+    }
+}
+
+fn detect_judges_values_on_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "detect",
+        "count/loop_200k",
+        "count/check",
+        "--counters=valgrind",
+        "--isolated",
+        "2",
+        "--shuffles",
+        "0",
+    ];
+    let out = fixture(dir.path(), &args, &[]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let records: Vec<harness::model::RunRecord> = std::fs::read_to_string(dir.path().join("results.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    // Every process holding the measurement ran under valgrind and counted; the check alone never.
+    for r in &records {
+        let counted = r.counted_by.is_some();
+        match r.scenario.as_str() {
+            "count/loop_200k" => assert!(counted && r.metrics.iter().any(|m| m.name == "instructions"), "{r:?}"),
+            _ => assert!(counted || r.kind == harness::model::ScenarioKind::Check, "{r:?}"),
+        }
+    }
+    assert!(
+        records.iter().any(|r| r.scenario == "count/check" && r.counted_by.is_none()),
+        "the check ran alone, natively"
+    );
+}
+
+fn without_valgrind_the_error_says_how_to_install_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = tempfile::tempdir().unwrap();
+    let out = fixture(
+        dir.path(),
+        &["run", "count/loop_100k", "--counters=valgrind"],
+        &[("PATH", empty.path().to_str().unwrap())],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("apt-get install valgrind"), "{stderr}");
+}
+
+fn perf_without_a_pmu_names_what_would_work() -> Result<Completion, Failed> {
+    let dir = tempfile::tempdir().unwrap();
+    let out = fixture(dir.path(), &["run", "count/loop_100k", "--counters=perf", "--repeat", "1"], &[]);
+    if out.status.success() {
+        return Ok(Completion::ignored_with("this machine has a PMU: perf counts here"));
+    }
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--counters=auto or --counters=valgrind would work"), "{stderr}");
+    Ok(Completion::Completed)
+}
+
+fn main() -> std::process::ExitCode {
+    let trials = vec![
+        with_valgrind(
+            "counts_the_routine_alone_per_call_with_its_threads",
+            counts_the_routine_alone_per_call_with_its_threads,
+        ),
+        with_valgrind(
+            "a_crash_under_valgrind_is_a_crashed_result_with_valgrinds_message",
+            a_crash_under_valgrind_is_a_crashed_result_with_valgrinds_message,
+        ),
+        with_valgrind("iter_custom_is_timed_but_not_counted", iter_custom_is_timed_but_not_counted),
+        with_valgrind("detect_judges_values_on_counts", detect_judges_values_on_counts),
+        with_valgrind(
+            "compare_calls_two_percent_more_instructions_regressed_and_the_same_build_unchanged",
+            compare_calls_two_percent_more_instructions_regressed_and_the_same_build_unchanged,
+        ),
+        Trial::test("without_valgrind_the_error_says_how_to_install_it", || {
+            without_valgrind_the_error_says_how_to_install_it();
+            Ok(())
+        }),
+        Trial::ignorable_test("perf_without_a_pmu_names_what_would_work", perf_without_a_pmu_names_what_would_work),
+    ];
+    libtest_mimic::run(&Arguments::from_args(), trials).exit_code()
+}
