@@ -40,6 +40,12 @@ for l in sys.stdin:
     m=json.loads(l)
     if m.get("reason")=="compiler-artifact" and m.get("executable") and m["profile"]["test"]: print(m["executable"])'
 }
+# Those that list at least one test (a proc-macro crate's test binary needs libstd at run time).
+with_tests() {
+    while read -r b; do
+        if n=$("$b" --list --format terse 2>/dev/null | grep -c ': test$') && [ "$n" -gt 0 ]; then echo "$b"; fi
+    done
+}
 export FIXTURE_PLANTED=$(test_bins -p harness --test fixture_planted | grep fixture_planted)
 export FIXTURE_MECHANISM=$(test_bins -p harness --test fixture_mechanism | grep fixture_mechanism)
 export GEN_DIR=$ROOT/target/detect-scale-gen
@@ -53,8 +59,8 @@ mkdir -p "$GEN_DIR"
 for what in $WHAT; do
     case $what in
         crates)
-            export DOTENVY_BINS=$(cd "$DOTENVY_DIR" && test_bins --workspace | tr '\n' ' ')
-            export INTERNMENT_BINS=$(cd "$INTERNMENT_DIR" && test_bins --features "${INTERNMENT_FEATURES:-arc}" | tr '\n' ' ')
+            export DOTENVY_BINS=$(cd "$DOTENVY_DIR" && test_bins --workspace | with_tests | tr '\n' ' ')
+            export INTERNMENT_BINS=$(cd "$INTERNMENT_DIR" && test_bins --features "${INTERNMENT_FEATURES:-arc}" | with_tests | tr '\n' ' ')
             export DOTENVY_CWD=$DOTENVY_DIR/dotenvy INTERNMENT_CWD=$INTERNMENT_DIR
             ;;
     esac

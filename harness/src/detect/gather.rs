@@ -3,9 +3,9 @@
 //! The original order goes first, so the longest process starts at once and the isolated runs
 //! fill the other cores; the other orders follow the isolated runs, so a scenario that hung
 //! alone is left out of them. A shared order that a scenario ends (crash, hang) continues in a
-//! new process at once; when everything has finished, shuffles are topped up (over the
-//! scenarios still in an unseen ordered pair, up to one per core at a time) until every ordered
-//! pair was seen (bounded).
+//! new process at once; when everything has finished, whole shuffles are topped up (up to one
+//! per core at a time; for a libtest binary whose shuffles are predicted, the seeds that show the
+//! most unseen pairs) until every ordered pair was seen (bounded).
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -224,11 +224,14 @@ impl Plan for Gather<'_> {
         let universe: Vec<String> = self.runs.names.iter().filter(|n| !self.hung.contains(*n)).cloned().collect();
         // Each shuffle shows a given unseen pair with probability 1/2 (1/3 with a crasher
         // between), so about log2(unseen) more are needed: up to one per worker go at once.
-        let (names, wanted) = match self.coverage.missing() {
+        // A top-up runs whole, like the planned orders: each is also another chance for a victim
+        // behind a cleaner to show (a shuffle over the unseen pairs alone would not give it).
+        let wanted = match self.coverage.missing() {
             Missing::Nothing => return vec![],
-            Missing::Many { .. } => (universe, self.workers),
-            Missing::Pairs { involved, count } => (involved, (usize::BITS - count.leading_zeros()) as usize),
+            Missing::Many { .. } => self.workers,
+            Missing::Pairs { count, .. } => (usize::BITS - count.leading_zeros()) as usize,
         };
+        let names = universe;
         let batch = wanted.clamp(1, self.workers).min(MAX_COVERAGE_SHUFFLES - self.topups);
         let mut seeds = shuffle_seeds(self.seed, batch, self.shuffles + self.topups);
         if !self.honours && self.shuffle.trusted() {

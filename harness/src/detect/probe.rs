@@ -5,7 +5,7 @@
 //! run side by side: a pool of them ([`super::pool`]), or one at a time per thread
 //! ([`SharedProber`], localizations of several scenarios at once).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::ops::Deref;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -219,8 +219,11 @@ pub struct Prober<'a> {
     pub executions: usize,
     /// The interposer library preloaded into every process, if any.
     interpose: Option<PathBuf>,
-    /// What each scenario did to env, cwd and files: per observed process, in run order.
-    pub footprints: Vec<Vec<(String, Footprint)>>,
+    /// What each scenario did to env, cwd and files: per observed process, in run order. Equal
+    /// footprints are one allocation ([`Prober::observe`]): most tests of a shared run of
+    /// thousands leave the same one.
+    pub footprints: Vec<Vec<(String, Arc<Footprint>)>>,
+    distinct: HashSet<Arc<Footprint>>,
     /// Processes started with the preload, and how many of them showed it loaded.
     pub preload: PreloadCounts,
     /// Processes side by side at most (1 where a measurement must run alone).
@@ -269,6 +272,7 @@ impl<'a> Prober<'a> {
             executions: 0,
             interpose: None,
             footprints: Vec::new(),
+            distinct: HashSet::new(),
             preload: PreloadCounts::default(),
             workers: 1,
             slots: Arc::new(Slots::new(1)),
@@ -436,7 +440,15 @@ impl<'a> Prober<'a> {
                     (var, None) => drop(fp.env_unset.insert(var.to_owned())),
                 }
             }
-            process.push((o.name.clone(), fp));
+            let shared = match self.distinct.get(&fp) {
+                Some(same) => Arc::clone(same),
+                None => {
+                    let new = Arc::new(fp);
+                    self.distinct.insert(Arc::clone(&new));
+                    new
+                }
+            };
+            process.push((o.name.clone(), shared));
         }
         self.footprints.push(process);
     }

@@ -47,16 +47,13 @@ fn a_clean_binary_costs_one_run_alone_per_test_and_the_shared_orders() {
         );
         assert_eq!(r.executions, 50 + (k + 2) * 50);
     }
-    // libtest: no reverse; shuffles (over the tests still in an unseen pair) are topped up until
-    // every ordered pair was seen, about 2 log2(50) orders in all.
+    // libtest: no reverse; whole shuffles are topped up until every ordered pair was seen (with
+    // libtest's permutation predicted, the seeds that show the most unseen pairs: a few suffice).
     let r = run(&SimTarget::new(clean(50), false, 1), &config(7, 1));
     assert_eq!((r.counts.isolated, r.counts.localization), (50, 0));
-    assert!(r.counts.shared > k + 1 && r.counts.shared <= k + 1 + 12, "{:?}", r.counts);
+    assert!(r.counts.shared > k + 1 && r.counts.shared <= k + 1 + 4, "{:?}", r.counts);
     let topped: Vec<usize> = r.schedules[k + 1..].iter().map(|s| s.order.len()).collect();
-    assert!(
-        topped.iter().all(|&len| len < 50),
-        "top-ups shuffle only what is unseen: {topped:?}"
-    );
+    assert!(topped.iter().all(|&len| len == 50), "top-ups run whole: {topped:?}");
 }
 
 #[test]
