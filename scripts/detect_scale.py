@@ -61,7 +61,7 @@ def gen(n):
                              check=True, capture_output=True, text=True).stdout.split()[0]
         with open(stamp, "w") as f:
             f.write(exe)
-    exe = open(stamp).read().strip()
+    exe = os.path.join(out, open(stamp).read().strip())  # absolute, or relative to the crate's directory
     truth = json.load(open(os.path.join(out, "truth.json")))
     return exe, {k: (v["verdict"], v["culprits"]) for k, v in truth.items()}
 
@@ -169,6 +169,10 @@ def corpus(out):
     say(f"median wall: {RANDOM_ORDERS} random orders {med['random']:.1f} s; detect new {med['new']:.1f} s "
         f"= {med['new'] / med['random']:.2f}x (target <= 1.5x); old {med['old']:.1f} s = {med['old'] / med['random']:.2f}x")
     for side in ("new", "old"):
+        ratios = sorted(w / r for w, r in zip(walls[side], walls["random"]))
+        say(f"{side} / random orders, per seed (measured side by side): {', '.join(f'{x:.2f}' for x in ratios)}; "
+            f"median {statistics.median(ratios):.2f}x")
+    for side in ("new", "old"):
         say(f"{side} over {len(seeds)} seeds: {fmt_quality(qual[side])}")
     phases = json.load(open(os.path.join(out, f"corpus-new-{seeds[-1]}", "detect-run.json")))["phases"]
     say("new, seed %d, phases: %s" % (seeds[-1], ", ".join(
@@ -179,11 +183,11 @@ def scale(out):
     sizes = [int(s) for s in os.environ.get("SIZES", "100 1000 10000").split()]
     old_up_to = int(os.environ.get("OLD_UP_TO", "1000"))
     say(f"scaling: generated binaries, seed 1, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}")
-    say("| tests | side | processes | executions | wall s | harness peak RSS MB | 20 random orders s | verdicts |")
+    say("| tests | side | processes | executions | wall s | harness peak RSS MB | 20 random orders s (median of 3) | verdicts |")
     say("|---|---|---|---|---|---|---|---|")
     for n in sizes:
         exe, truth = gen(n)
-        rnd = random_orders([exe], 1)
+        rnd = statistics.median(random_orders([exe], s) for s in (1, 2, 3))
         for side in ("new", "old"):
             if side == "old" and n > old_up_to:
                 continue

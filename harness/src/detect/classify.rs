@@ -92,6 +92,7 @@ mod tests {
             seed: None,
             output: String::new(),
             seq: 0,
+            wall: Default::default(),
         }
     }
 

@@ -36,6 +36,7 @@ mod tests {
             seed: None,
             output: String::new(),
             seq: 0,
+            wall: Default::default(),
         };
         let ch = |n: &str, b: Option<&str>, a: Option<&str>| EnvChange {
             name: n.into(),

@@ -65,6 +65,9 @@ pub struct DetectConfig {
     pub budget: Option<Duration>,
     /// When the budget is spent (set by `run_detect`, or by [`detect`] from `budget`).
     pub deadline: Option<Instant>,
+    /// A scenario that takes at least this long alone, and longer than all the others together,
+    /// runs in two shared orders (one that runs it last, one first) instead of every shuffle.
+    pub long_test: Duration,
     /// `--counters`: processes holding measurements count them (under valgrind instead of
     /// timing them, so value shifts are judged on counts).
     pub counters: Option<crate::counters::CounterSettings>,
@@ -88,6 +91,7 @@ impl DetectConfig {
             jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
             budget: None,
             deadline: None,
+            long_test: Duration::from_secs(1),
             counters: None,
         }
     }

@@ -64,11 +64,22 @@ pub struct Task {
     pub tag: usize,
 }
 
+/// Whether a task starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Start {
+    /// Now.
+    Now,
+    /// Never: it is dropped.
+    Skip,
+    /// Once a running process has finished (now, if none is running).
+    Later,
+}
+
 /// What runs next: told of each finished task, asked for more when nothing is left.
 pub trait Plan {
     /// Change a task just before it starts (e.g. leave out a scenario found hanging since it was
-    /// queued); `false` drops it.
-    fn adjust(&mut self, task: &mut Task) -> bool;
+    /// queued), or hold it back.
+    fn adjust(&mut self, task: &mut Task) -> Start;
     /// A task finished with these observations; the tasks returned run before the rest.
     fn done(&mut self, task: Task, observations: Vec<Observation>) -> Vec<Task>;
     /// Nothing is queued or running: more tasks, or none to end.
@@ -94,8 +105,13 @@ impl Prober<'_> {
                         left.extend(queue.drain(..));
                         break;
                     }
-                    if !plan.adjust(&mut task) {
-                        continue;
+                    match plan.adjust(&mut task) {
+                        Start::Skip => continue,
+                        Start::Later if in_flight > 0 => {
+                            queue.push_front(task);
+                            break;
+                        }
+                        Start::Later | Start::Now => {}
                     }
                     let slot = Arc::clone(&self.slots).acquire();
                     match self.prepare(&task.names, task.seed, task.kind, task.purpose) {

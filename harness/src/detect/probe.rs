@@ -85,6 +85,8 @@ pub struct Observation {
     /// The order its process was asked for in (processes are numbered as they are prepared), so
     /// observations gathered by processes run side by side can be put back in a fixed order.
     pub seq: usize,
+    /// Wall time of its whole process (alone: how long the scenario takes).
+    pub wall: Duration,
 }
 
 impl Observation {
@@ -547,6 +549,7 @@ fn observations(records: Vec<RunRecord>, meta: &ProcessMeta) -> Vec<Observation>
             seed: meta.seed,
             output,
             seq: meta.seq,
+            wall: Duration::from_nanos(r.wall_ns),
         });
         if ran {
             at += 1;

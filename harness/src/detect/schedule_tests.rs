@@ -98,20 +98,42 @@ fn a_planted_victim_gets_its_extra_runs_alone_and_a_bisection_and_a_second_victi
 }
 
 #[test]
-fn a_slow_test_that_passes_runs_once_alone_and_once_per_shared_order() {
+fn a_test_longer_than_all_others_together_runs_in_two_shared_orders_and_its_victim_is_found() {
+    let scenarios = || {
+        let mut sc = clean(20);
+        sc[15] = SimScenario::new("t015_long").takes(Duration::from_millis(60)).sets("x");
+        sc[3] = SimScenario::new("t003_victim").fails_if("x");
+        sc
+    };
+    let mut cfg = config(5, 1);
+    cfg.long_test = Duration::from_millis(50);
+    for honours in [true, false] {
+        let r = run(&SimTarget::new(scenarios(), honours, 1), &cfg);
+        let in_orders = r.schedules.iter().filter(|s| s.order.iter().any(|n| n == "t015_long")).count();
+        // Exact order: the original and its reverse. libtest: the original (name order) and two
+        // orders whose seeds were chosen to run it last and first.
+        assert_eq!(in_orders, if honours { 2 } else { 3 }, "honours {honours}: {:#?}", r.schedules);
+        assert!(r.schedules.len() > in_orders, "the shuffles ran without it");
+        let v = entry(&r, "t003_victim");
+        assert_eq!(
+            (v.verdict, v.polluters.clone()),
+            (OrderVerdict::Victim, vec!["t015_long".to_owned()])
+        );
+        let alone = entry(&r, "t015_long")
+            .evidence
+            .iter()
+            .find(|e| e.kind == EvidenceKind::Isolated)
+            .unwrap()
+            .detail
+            .clone();
+        assert_eq!(alone, "1 of 1 isolated runs");
+    }
+    // A slow test that is not longer than the others together runs in every shared order.
     let mut sc = clean(20);
     sc[5] = SimScenario::new("t005_slow").takes(Duration::from_millis(1));
     let r = run(&SimTarget::new(sc, true, 1), &config(5, 1));
     let runs_of = |name: &str| r.schedules.iter().filter(|s| s.order.iter().any(|n| n == name)).count();
     assert_eq!(runs_of("t005_slow"), DEFAULT_SHUFFLES + 2);
-    let alone = entry(&r, "t005_slow")
-        .evidence
-        .iter()
-        .find(|e| e.kind == EvidenceKind::Isolated)
-        .unwrap()
-        .detail
-        .clone();
-    assert_eq!(alone, "1 of 1 isolated runs");
 }
 
 #[test]

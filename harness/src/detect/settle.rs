@@ -13,7 +13,7 @@ use std::collections::BTreeSet;
 
 use super::classify::{CANDIDATE_ISOLATED, FLAKY_MIN_RUNS, Initial};
 use super::pipeline::{GroupRuns, classify, hangs_alone};
-use super::pool::{Plan, Task};
+use super::pool::{Plan, Start, Task};
 use super::probe::{Observation, Prober, Purpose};
 use crate::errors::Error;
 use crate::model::{EvidenceKind, WouldDecide};
@@ -49,8 +49,8 @@ struct Extra<'r> {
 }
 
 impl Plan for Extra<'_> {
-    fn adjust(&mut self, _task: &mut Task) -> bool {
-        true
+    fn adjust(&mut self, _task: &mut Task) -> Start {
+        Start::Now
     }
 
     fn done(&mut self, task: Task, observations: Vec<Observation>) -> Vec<Task> {

@@ -217,6 +217,7 @@ impl OrderTarget for SimTarget {
         } else {
             self.libtest_order(&req.names, seed)
         };
+        let started = std::time::Instant::now();
         let mut flags: BTreeSet<&str> = BTreeSet::new();
         let mut results = Vec::new();
         let mut end = ProcessEnd::Exited(0);
@@ -261,7 +262,7 @@ impl OrderTarget for SimTarget {
                 end,
                 stdout: String::new(),
                 stderr: String::new(),
-                wall: Duration::ZERO,
+                wall: started.elapsed(),
                 usage: None,
             },
         })

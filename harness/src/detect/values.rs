@@ -197,6 +197,7 @@ mod tests {
             seed: None,
             output: String::new(),
             seq: 0,
+            wall: Default::default(),
         }
     }
 
