@@ -14,7 +14,7 @@
 #      (target: at most 15x), and the process-to-process variation of each scenario's
 #      instructions in the counted run.
 #
-# Usage: scripts/counter_targets.sh        env: AA_BUDGET=10m SEEDS=10 SKIP_AA=1 SKIP_OVERHEAD=1
+# Usage: scripts/counter_targets.sh        env: AA_BUDGET=10m SEEDS=10 SKIP_AA=1 SKIP_B=1 SKIP_C=1 SKIP_OVERHEAD=1
 #        OUT=reports/counter-targets. Smoke test: AA_BUDGET=3m SEEDS=2 SKIP_OVERHEAD=1 ...
 set -euo pipefail
 ROOT=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
@@ -61,6 +61,7 @@ if [ -z "${SKIP_AA:-}" ]; then
 fi
 
 # --- (b) +2% work in count/scaled/* over seeds ---------------------------------------------------
+if [ -z "${SKIP_B:-}" ]; then
 found=0; moved=0
 for seed in $(seq 1 "$SEEDS"); do
   o="$OUT/plus2-$seed"
@@ -74,8 +75,10 @@ for seed in $(seq 1 "$SEEDS"); do
   say "    seed $seed: $n of 4 scaled instructions rows regressed; untouched counter rows moved: $untouched"
 done
 say "(b) +2% in count/scaled/*: all 4 instructions rows regressed in $found of $SEEDS seeds; untouched counter rows called regressed/improved: $moved"
+fi
 
 # --- (c) history with a 10% step at run 7, one process per run ---------------------------------
+if [ -z "${SKIP_C:-}" ]; then
 db="$OUT/history.sqlite"; rm -f "$db"
 for i in $(seq 1 12); do
   scale=100; [ "$i" -ge 7 ] && scale=110
@@ -92,6 +95,7 @@ print("(c) history, 12 runs, 10% step at run 7, 1 process a run: instructions ch
       ", ".join(f"{n.split('/')[-1]} run {at.get(n, 'none')}" for n in names),
       f"({sum(at.get(n) == 7 for n in names)} of 4 at run 7)")
 PY
+fi
 
 # --- (d) overhead of a counted default run, and the variation of instructions -------------------
 if [ -z "${SKIP_OVERHEAD:-}" ]; then

@@ -6,6 +6,7 @@
 //! passes along and [`stats`] the statistics.
 #![warn(missing_docs)]
 
+pub(crate) mod bisect;
 pub mod cargo;
 pub(crate) mod cli;
 mod clock;

@@ -32,6 +32,8 @@ pub enum Command {
     Detect(super::detect_args::DetectArgs),
     /// Compare two builds (binaries, interleaved in random A/B pairs, or result directories).
     Compare(super::compare_args::CompareArgs),
+    /// Name the commit between --good and --bad that changed a scenario's measurement, even under noise.
+    Bisect(super::bisect_args::BisectArgs),
     /// Run a binary against itself to measure each scenario's noise band (calibration.json).
     Calibrate(super::compare_args::CalibrateArgs),
     /// Keep finished runs in a SQLite history and find change points across them.
@@ -114,7 +116,8 @@ pub struct MeasureArgs {
     /// counted calls, with --timeout x10. Scenarios marked uncounted (CUDA) are not counted.
     #[arg(long, value_name = "SOURCE", num_args = 0..=1, require_equals = true, default_missing_value = "auto")]
     pub counters: Option<CounterMode>,
-    /// Counting processes per measurement under valgrind.
+    /// Counting processes per measurement under valgrind (compare and calibrate: counting pairs
+    /// per scenario, run before the wall-time pairs).
     #[arg(long, value_name = "N", value_parser = count::<1>, default_value_t = 3)]
     pub counter_processes: usize,
     /// Counted calls per counting process under valgrind (each its own Callgrind dump); a

@@ -122,7 +122,7 @@ fn settings(a: &SessionArgs) -> Result<RunSettings, Error> {
 }
 
 /// A duration such as `600s`, `3m`, `1h` or `90` (seconds).
-pub(crate) fn duration(s: &str) -> Result<Duration, String> {
+pub(super) fn duration(s: &str) -> Result<Duration, String> {
     let v = s.trim();
     let bad = || "expected a duration such as 600s, 3m or 1h".to_owned();
     let (num, unit) = match v.char_indices().find(|(_, c)| c.is_ascii_alphabetic()) {

@@ -7,6 +7,8 @@
 //! command; may import everything, and nothing imports it.
 
 pub(crate) mod args;
+mod bisect;
+mod bisect_args;
 mod compare;
 mod compare_args;
 pub(crate) mod detect;
@@ -76,6 +78,7 @@ fn dispatch(args: Args, variants: &[Variant]) -> Result<u8, Error> {
             let _clocks = c.session.gpu.lock()?;
             return compare::compare(&compare_args::compare_options(&c, !variants.is_empty())?);
         }
+        Some(args::Command::Bisect(b)) => return bisect::bisect(&bisect_args::bisect_options(&b)?),
         Some(args::Command::Calibrate(c)) => {
             let _clocks = c.session.gpu.lock()?;
             return compare::calibrate(&compare_args::calibrate_options(&c, !variants.is_empty())?);

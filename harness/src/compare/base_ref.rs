@@ -1,9 +1,27 @@
-//! `--base-ref REF`: the baseline built from a git ref in a temporary worktree and the candidate
-//! from the working tree, both with `cargo build --release -p PACKAGE --bin BIN`, so a
-//! pull-request job is one command. The commit ids go into compare-run.json and compare.md.
+//! `--base-ref REF` and the [`Builder`] that `compare` and `bisect` share: a commit's
+//! `cargo build --release -p PACKAGE --bin BIN`, cached per commit. The candidate of `compare`
+//! is built from the working tree, so a pull-request job is one command; the commit ids go into
+//! compare-run.json and compare.md.
+//!
+//! Every commit is built in one fixed worktree (`<target>/harness-builds/repos/<repo hash>/tree`),
+//! checked out at that commit, into one target directory kept for all of them (`.../target`
+//! beside it): dependencies compile once, and between two commits cargo rebuilds only the crates
+//! whose files the checkout changed. A fresh worktree per commit (the
+//! old way) rebuilt every workspace crate, as every file was new (docs/bisect.md has the
+//! timings). The commit builds cannot share the working tree's own target directory: cargo
+//! names a workspace crate's artifacts by its path relative to the workspace root, the same in
+//! every checkout, and judges freshness by mtimes, so a working-tree build after a worktree
+//! build of another commit would keep the other commit's binary (a test below builds exactly
+//! that case). For the same reason each repository has a worktree and target directory of its
+//! own, even where several share a `CARGO_TARGET_DIR`. A built binary is copied to
+//! `<target>/harness-builds/<toolchain key>/<commit>/<package>/<bin>` and never rebuilt: a second
+//! bisect or compare on the same commits builds nothing. A commit that fails to build leaves
+//! `<bin>.failed` there with cargo's output, so it is skipped again without a build (delete the
+//! file to retry).
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 use super::options::CompareOptions;
 use crate::errors::Error;
@@ -17,6 +35,24 @@ pub(crate) struct Built {
     pub baseline_commit: String,
     /// HEAD's commit id, with `-dirty` when the working tree differs from it.
     pub candidate_commit: String,
+}
+
+/// A build that failed: cargo's exit and the tail of its output.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct BuildFailed {
+    /// What was built (`scenarios/scenarios at 1a2b3c4`).
+    pub what: String,
+    /// The last lines cargo printed, or why cargo could not run.
+    pub detail: String,
+    /// Whether this failure was read from the cache (no build ran now).
+    pub cached: bool,
+}
+
+impl BuildFailed {
+    /// As the error `compare` reports.
+    pub fn into_error(self) -> Error {
+        fail(format!("building {}", self.what), self.detail)
+    }
 }
 
 fn fail(what: String, detail: String) -> Error {
@@ -38,81 +74,259 @@ fn output(cmd: &mut Command, what: &str) -> Result<String, Error> {
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
 }
 
-fn git(dir: &Path, args: &[&str], what: &str) -> Result<String, Error> {
+/// `git -C dir ARGS`, its trimmed stdout.
+pub(crate) fn git(dir: &Path, args: &[&str], what: &str) -> Result<String, Error> {
     output(Command::new("git").arg("-C").arg(dir).args(args), what)
 }
 
-/// `cargo build --release -p package --bin bin` in `dir` into `target`; the binary's path.
-fn build(dir: &Path, target: &Path, package: &str, bin: &str, what: &str) -> Result<PathBuf, Error> {
-    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+fn cargo() -> Command {
+    Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+}
+
+/// FNV-1a, 64 bits: a hash that stays the same across Rust releases (cache directory names).
+fn fnv(parts: &[&str]) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for p in parts {
+        for b in p.bytes().chain([0]) {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    format!("{h:016x}")
+}
+
+/// What else decides a binary besides its commit: the toolchain (`rustc -vV`) and the flags and
+/// profile overrides in the environment. Binaries built under another key are never reused.
+fn toolchain_key() -> String {
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+    let version = Command::new(rustc)
+        .arg("-vV")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default();
+    let mut env: Vec<String> = std::env::vars()
+        .filter(|(k, _)| k.starts_with("CARGO_PROFILE_") || k.ends_with("RUSTFLAGS") || k == "CARGO_BUILD_TARGET")
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    env.sort();
+    let mut parts = vec![version.as_str()];
+    parts.extend(env.iter().map(String::as_str));
+    fnv(&parts)
+}
+
+/// An exclusive `flock` on `path`, released when dropped: one build in the shared worktree at a
+/// time, across processes. The file is held only for its descriptor: closing it unlocks.
+struct Lock(#[expect(dead_code, reason = "held, not read: dropping it releases the lock")] std::fs::File);
+
+impl Lock {
+    fn take(path: &Path) -> std::io::Result<Lock> {
+        use std::os::fd::AsRawFd;
+        let f = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(path)?;
+        // SAFETY: flock on a descriptor this function owns; no memory is shared.
+        if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+            eprintln!("waiting for another build in {} to finish", path.display());
+            // SAFETY: as above.
+            if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) } != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+        }
+        Ok(Lock(f))
+    }
+}
+
+/// Builds `package`'s binary `bin` at commits of one repository, each once (see the module docs).
+#[derive(Debug, Clone)]
+pub(crate) struct Builder {
+    /// The repository's top level.
+    root: PathBuf,
+    /// `$CARGO_TARGET_DIR` or the repository's `target/`: the working tree builds there, the
+    /// commits under its `harness-builds/`.
+    target: PathBuf,
+    package: String,
+    bin: String,
+    /// `harness-builds/<toolchain key>`.
+    cache: PathBuf,
+}
+
+impl Builder {
+    /// A builder for the repository holding `dir`; the target directory is `$CARGO_TARGET_DIR`
+    /// or the repository's `target/`.
+    pub fn new(dir: &Path, package: &str, bin: &str) -> Result<Builder, Error> {
+        let root = PathBuf::from(git(dir, &["rev-parse", "--show-toplevel"], "finding the git repository")?);
+        let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
+        let target = if target.is_absolute() { target } else { root.join(target) };
+        let cache = target.join("harness-builds").join(toolchain_key());
+        Ok(Builder {
+            root,
+            target,
+            package: package.to_owned(),
+            bin: bin.to_owned(),
+            cache,
+        })
+    }
+
+    /// The repository's top level.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// `rev`'s full commit id, or `None` when it names no commit.
+    pub fn resolve(&self, rev: &str) -> Option<String> {
+        let spec = format!("{rev}^{{commit}}");
+        git(&self.root, &["rev-parse", "--verify", "--quiet", &spec], "resolving a ref").ok()
+    }
+
+    /// Where `commit`'s binary is (or will be) cached.
+    pub fn cached(&self, commit: &str) -> PathBuf {
+        let name = format!("{}{}", self.bin, std::env::consts::EXE_SUFFIX);
+        self.cache.join(commit).join(&self.package).join(name)
+    }
+
+    fn failed_marker(&self, commit: &str) -> PathBuf {
+        self.cache.join(commit).join(&self.package).join(format!("{}.failed", self.bin))
+    }
+
+    fn what(&self, commit: &str) -> String {
+        format!("{}/{} at {}", self.package, self.bin, &commit[..commit.len().min(12)])
+    }
+
+    /// `commit`'s binary: from the cache, or built now in the shared worktree.
+    pub fn build_commit(&self, commit: &str) -> Result<PathBuf, BuildFailed> {
+        let dest = self.cached(commit);
+        let failed = |detail: String, cached: bool| BuildFailed {
+            what: self.what(commit),
+            detail,
+            cached,
+        };
+        let io = |e: Error| failed(e.to_string(), false);
+        if dest.is_file() {
+            return Ok(dest);
+        }
+        if let Ok(detail) = std::fs::read_to_string(self.failed_marker(commit)) {
+            return Err(failed(detail, true));
+        }
+        let repo = self
+            .target
+            .join("harness-builds")
+            .join("repos")
+            .join(fnv(&[&self.root.to_string_lossy()]));
+        std::fs::create_dir_all(&repo).map_err(|e| failed(format!("creating {}: {e}", repo.display()), false))?;
+        let tree = repo.join("tree");
+        let _lock = Lock::take(&repo.join("lock")).map_err(|e| failed(format!("locking {}: {e}", repo.display()), false))?;
+        if dest.is_file() {
+            return Ok(dest); // another process built it while this one waited
+        }
+        self.checkout(&tree, commit).map_err(io)?;
+        eprintln!("building {}", self.what(commit));
+        let log = self.cache.join(commit).join(&self.package).join(format!("{}.build.log", self.bin));
+        match cargo_build(&tree, &repo.join("target"), &self.package, &self.bin, &log) {
+            Ok(built) => install(&built, &dest).map_err(io)?,
+            Err(detail) => {
+                let _ = std::fs::write(self.failed_marker(commit), &detail);
+                return Err(failed(detail, false));
+            }
+        }
+        Ok(dest)
+    }
+
+    /// `tree` as a clean checkout of `commit`: the worktree reused when it is this repository's,
+    /// made afresh otherwise (first use, or a left-over of another repository).
+    fn checkout(&self, tree: &Path, commit: &str) -> Result<(), Error> {
+        let tree_s = tree.to_string_lossy().into_owned();
+        let common = |d: &Path| {
+            git(
+                d,
+                &["rev-parse", "--path-format=absolute", "--git-common-dir"],
+                "reading a worktree",
+            )
+        };
+        let ours = tree.join(".git").exists() && common(tree).ok() == common(&self.root).ok();
+        if ours {
+            git(
+                tree,
+                &["checkout", "--quiet", "--detach", "--force", commit],
+                "checking out the build worktree",
+            )?;
+            git(tree, &["clean", "-ffdxq"], "cleaning the build worktree")?;
+            return Ok(());
+        }
+        let _ = std::fs::remove_dir_all(tree);
+        let _ = git(&self.root, &["worktree", "prune"], "pruning worktrees");
+        git(
+            &self.root,
+            &["worktree", "add", "--quiet", "--detach", "--force", &tree_s, commit],
+            "adding the build worktree",
+        )?;
+        Ok(())
+    }
+
+    /// The working tree's binary, built in place into the shared target directory.
+    pub fn build_working_tree(&self) -> Result<PathBuf, BuildFailed> {
+        let log = self.target.join("harness-builds").join("working-tree.build.log");
+        cargo_build(&self.root, &self.target, &self.package, &self.bin, &log).map_err(|detail| BuildFailed {
+            what: format!("{}/{} from the working tree", self.package, self.bin),
+            detail,
+            cached: false,
+        })
+    }
+}
+
+/// Copy `built` to `dest` through a temporary name, so a cached binary is whole or absent.
+fn install(built: &Path, dest: &Path) -> Result<(), Error> {
+    let tmp = dest.with_extension(format!("tmp{}", std::process::id()));
+    std::fs::copy(built, &tmp)
+        .and_then(|_| std::fs::rename(&tmp, dest))
+        .map_err(|source| Error::Io {
+            what: format!("caching {} as {}", built.display(), dest.display()),
+            source,
+        })
+}
+
+/// `cargo build --release -p package --bin bin` in `dir` into `target`, cargo's output to `log`
+/// (and echoed to stderr); the binary's path, or the output's last lines.
+fn cargo_build(dir: &Path, target: &Path, package: &str, bin: &str, log: &Path) -> Result<PathBuf, String> {
+    if let Some(parent) = log.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| format!("creating {}: {e}", parent.display()))?;
+    }
+    let out = cargo()
         .current_dir(dir)
         .env("CARGO_TARGET_DIR", target)
         .args(["build", "--release", "-p", package, "--bin", bin])
-        .status()
-        .map_err(|source| Error::Io {
-            what: what.to_owned(),
-            source,
-        })?;
-    if !status.success() {
-        return Err(fail(what.to_owned(), format!("cargo build exited with {status}")));
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    let text = String::from_utf8_lossy(&out.stderr);
+    let _ = std::fs::File::create(log).and_then(|mut f| f.write_all(text.as_bytes()));
+    if !out.status.success() {
+        let lines: Vec<&str> = text.lines().collect();
+        let tail = lines[lines.len().saturating_sub(20)..].join("\n");
+        return Err(format!("cargo build exited with {} (log: {}):\n{tail}", out.status, log.display()));
     }
     Ok(target.join("release").join(format!("{bin}{}", std::env::consts::EXE_SUFFIX)))
 }
 
 /// Build the baseline from `git_ref` and the candidate from the working tree of the repository
-/// holding `dir`. Base builds go to `target/compare-base` (kept, so the next run is incremental);
-/// the baseline binary is copied to `out` so a later build cannot change it under the comparison.
+/// holding `dir`. The baseline comes from the commit cache (built at most once); the candidate
+/// binary is copied to `out` so a later build cannot change it under the comparison.
 pub(crate) fn build_pair(dir: &Path, git_ref: &str, package: &str, bin: &str, out: &Path) -> Result<Built, Error> {
-    let root = PathBuf::from(git(
-        dir,
-        &["rev-parse", "--show-toplevel"],
-        "finding the git repository (--base-ref)",
-    )?);
-    let spec = format!("{git_ref}^{{commit}}");
-    let base = git(&root, &["rev-parse", "--verify", "--quiet", &spec], "resolving --base-ref").map_err(|_| Error::InvalidFlag {
+    let builder = Builder::new(dir, package, bin).map_err(|_| Error::InvalidFlag {
+        flag: "--base-ref",
+        value: git_ref.to_owned(),
+        reason: format!("{} is not in a git repository", dir.display()),
+    })?;
+    let root = builder.root().to_owned();
+    let base = builder.resolve(git_ref).ok_or_else(|| Error::InvalidFlag {
         flag: "--base-ref",
         value: git_ref.to_owned(),
         reason: format!("not a commit in the repository at {}", root.display()),
     })?;
     let head = git(&root, &["rev-parse", "HEAD"], "resolving HEAD")?;
     let dirty = !git(&root, &["status", "--porcelain", "--untracked-files=no"], "reading git status")?.is_empty();
-    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
-    let tree = std::env::temp_dir().join(format!("harness-base-{}-{}", std::process::id(), &base[..12]));
-    let tree_s = tree.to_string_lossy().into_owned();
-    git(
-        &root,
-        &["worktree", "add", "--detach", &tree_s, &base],
-        "adding a worktree for --base-ref",
-    )?;
-    let built = build(
-        &tree,
-        &target.join("compare-base"),
-        package,
-        bin,
-        &format!("building {package}/{bin} at {git_ref}"),
-    );
-    let _ = git(
-        &root,
-        &["worktree", "remove", "--force", &tree_s],
-        "removing the --base-ref worktree",
-    );
-    let built = built?;
+    let baseline = builder.build_commit(&base).map_err(BuildFailed::into_error)?;
+    let candidate_built = builder.build_working_tree().map_err(BuildFailed::into_error)?;
     std::fs::create_dir_all(out).map_err(|source| Error::OutDir {
         path: out.to_owned(),
         source,
     })?;
-    let baseline = out.join(format!("baseline-{bin}{}", std::env::consts::EXE_SUFFIX));
-    std::fs::copy(&built, &baseline).map_err(|source| Error::Io {
-        what: format!("copying {} to {}", built.display(), baseline.display()),
-        source,
-    })?;
-    let candidate_built = build(
-        &root,
-        &target,
-        package,
-        bin,
-        &format!("building {package}/{bin} from the working tree"),
-    )?;
     let candidate = out.join(format!("candidate-{bin}{}", std::env::consts::EXE_SUFFIX));
     std::fs::copy(&candidate_built, &candidate).map_err(|source| Error::Io {
         what: format!("copying {} to {}", candidate_built.display(), candidate.display()),
@@ -126,8 +340,8 @@ pub(crate) fn build_pair(dir: &Path, git_ref: &str, package: &str, bin: &str, ou
     })
 }
 
-/// `opts` with `--base-ref` resolved: both binaries built (into a directory under the system
-/// temp dir that lives as long as the process) and set as baseline and candidate.
+/// `opts` with `--base-ref` resolved: both binaries built (the candidate copied into a directory
+/// under the system temp dir that lives as long as the process) and set as baseline and candidate.
 pub(crate) fn resolve(opts: &CompareOptions) -> Result<(CompareOptions, Option<Built>), Error> {
     let Some(b) = &opts.base_ref else { return Ok((opts.clone(), None)) };
     let cwd = std::env::current_dir().map_err(|source| Error::Io {
@@ -135,10 +349,10 @@ pub(crate) fn resolve(opts: &CompareOptions) -> Result<(CompareOptions, Option<B
         source,
     })?;
     let bins = std::env::temp_dir().join(format!("harness-compare-bins-{}", std::process::id()));
-    // The binaries must outlive this call (the comparison runs them), so the directory is left
-    // for the system's temp cleanup; each holds two binaries.
+    // The binary must outlive this call (the comparison runs it), so the directory is left for
+    // the system's temp cleanup; it holds one binary.
     eprintln!(
-        "compare: building {}/{} at {} and from the working tree",
+        "compare: building {}/{} at {} (cached per commit) and from the working tree",
         b.package, b.bin, b.git_ref
     );
     let built = build_pair(&cwd, &b.git_ref, &b.package, &b.bin, &bins)?;
@@ -152,28 +366,40 @@ pub(crate) fn resolve(opts: &CompareOptions) -> Result<(CompareOptions, Option<B
 mod tests {
     use super::*;
 
-    /// A one-file crate committed printing "old", then changed in the working tree to print
-    /// "new": the baseline built from HEAD prints "old", the candidate "new", and the candidate's
-    /// commit is marked dirty. A bad ref is an error naming `--base-ref`.
-    #[test]
-    fn builds_the_ref_and_the_working_tree() {
-        let dir = std::env::temp_dir().join(format!("harness-baseref-test-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+    fn tiny_repo(dir: &Path) -> impl Fn(&[&str]) -> String + '_ {
+        let _ = std::fs::remove_dir_all(dir);
         std::fs::create_dir_all(dir.join("src")).unwrap();
         std::fs::write(
             dir.join("Cargo.toml"),
             "[package]\nname = \"tiny\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
         )
         .unwrap();
-        std::fs::write(dir.join("src/main.rs"), "fn main() { println!(\"old\"); }\n").unwrap();
         std::fs::write(dir.join(".gitignore"), "target/\nout/\n").unwrap();
-        let g = |args: &[&str]| {
-            let ok = Command::new("git").arg("-C").arg(&dir).args(args).output().unwrap();
+        move |args: &[&str]| {
+            let ok = Command::new("git").arg("-C").arg(dir).args(args).output().unwrap();
             assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stderr));
-        };
-        g(&["init", "-q"]);
+            String::from_utf8_lossy(&ok.stdout).trim().to_owned()
+        }
+    }
+
+    fn commit(dir: &Path, g: &dyn Fn(&[&str]) -> String, main: &str, msg: &str) -> String {
+        std::fs::write(dir.join("src/main.rs"), main).unwrap();
         g(&["add", "."]);
-        g(&["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "old"]);
+        g(&["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", msg]);
+        g(&["rev-parse", "HEAD"])
+    }
+
+    /// A one-file crate committed printing "old", then changed in the working tree to print
+    /// "new": the baseline built from HEAD prints "old", the candidate "new", and the candidate's
+    /// commit is marked dirty. A bad ref is an error naming `--base-ref`. A second build of the
+    /// same commit is the cached file, untouched; a commit that does not compile fails with
+    /// cargo's message, and fails again from the cache without running cargo.
+    #[test]
+    fn builds_the_ref_and_the_working_tree_each_commit_once() {
+        let dir = std::env::temp_dir().join(format!("harness-baseref-test-{}", std::process::id()));
+        let g = tiny_repo(&dir);
+        g(&["init", "-q"]);
+        let old = commit(&dir, &g, "fn main() { println!(\"old\"); }\n", "old");
         std::fs::write(dir.join("src/main.rs"), "fn main() { println!(\"new\"); }\n").unwrap();
         // The builds go to the temp crate's target/ (no CARGO_TARGET_DIR in a test's env).
         let built = build_pair(&dir, "HEAD", "tiny", "tiny", &dir.join("out")).unwrap();
@@ -184,6 +410,23 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("--base-ref"), "{e}");
+
+        let builder = Builder::new(&dir, "tiny", "tiny").unwrap();
+        let stamp = std::fs::metadata(&built.baseline).unwrap().modified().unwrap();
+        assert_eq!(builder.build_commit(&old).unwrap(), built.baseline);
+        assert_eq!(
+            std::fs::metadata(&built.baseline).unwrap().modified().unwrap(),
+            stamp,
+            "not rebuilt"
+        );
+        g(&["checkout", "-q", "--", "."]);
+        let broken = commit(&dir, &g, "fn main() { this does not compile }\n", "broken");
+        let first = builder.build_commit(&broken).unwrap_err();
+        assert!(!first.cached && first.detail.contains("cargo build exited"), "{first:?}");
+        let again = builder.build_commit(&broken).unwrap_err();
+        assert!(again.cached && again.detail == first.detail, "{again:?}");
+        // The shared worktree went back to the good commit and built it again from the cache.
+        assert_eq!(run(&builder.build_commit(&old).unwrap()).trim(), "old");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

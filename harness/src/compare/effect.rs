@@ -182,6 +182,18 @@ fn with_intervals(e: Effect) -> Effect {
 /// The per-pair difference `d_i = ln b_i - ln a_i` carries the change; its 20%-trimmed mean
 /// (Yuen) is the estimate, robust to the 1.3-1.6x process-level jumps of a busy machine.
 pub(crate) fn paired(a: &[f64], b: &[f64]) -> Result<Effect, StatsError> {
+    let e = paired_estimate(a, b)?;
+    let (ta, tb) = transform(a, b, e.scale);
+    Ok(Effect {
+        p_mann_whitney: mann_whitney_u(&ta, &tb).ok().map(|r| r.p_value),
+        ..e
+    })
+}
+
+/// [`paired`] without the Mann-Whitney cross-check (`p_mann_whitney` is `None`): the estimate
+/// alone, for callers that use nothing else (bisect's steps, whose pooled pairs would make the
+/// exact U distribution the bulk of the work).
+pub(crate) fn paired_estimate(a: &[f64], b: &[f64]) -> Result<Effect, StatsError> {
     if a.len() != b.len() {
         return Err(StatsError::TooFew {
             needed: a.len().max(b.len()),
@@ -193,7 +205,6 @@ pub(crate) fn paired(a: &[f64], b: &[f64]) -> Result<Effect, StatsError> {
     let d: Vec<f64> = ta.iter().zip(&tb).map(|(x, y)| y - x).collect();
     let s = Sample::new(&d)?;
     let n = d.len();
-    let p_mann_whitney = mann_whitney_u(&ta, &tb).ok().map(|r| r.p_value);
     let mean = s.mean();
     let base = Effect {
         estimate: mean,
@@ -203,7 +214,7 @@ pub(crate) fn paired(a: &[f64], b: &[f64]) -> Result<Effect, StatsError> {
         df: f64::INFINITY,
         sd: 0.0,
         p_value: if mean == 0.0 { 1.0 } else { 0.0 },
-        p_mann_whitney,
+        p_mann_whitney: None,
         scale,
         exact: true,
         pairs: n,

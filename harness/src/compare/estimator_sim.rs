@@ -11,7 +11,7 @@ use crate::stats::{hodges_lehmann, paired_t, t_interval, trimmed_mean, wilcoxon_
 
 /// The measured noise, as a generative model on the log scale.
 #[derive(Clone, Copy)]
-pub(super) struct Shape {
+pub(crate) struct Shape {
     /// sd of a process's level (the lognormal body between processes).
     pub between: f64,
     /// Chance that a process settles 1.3-1.6x slow.
@@ -28,7 +28,7 @@ pub(super) struct Shape {
 
 /// The shape measured on the shared 2-core machine (issue 15: matmul mostly 180-210 us, now and
 /// then 288 us; per-pair sd of log ratios 0.05-0.36).
-pub(super) const MEASURED: Shape = Shape {
+pub(crate) const MEASURED: Shape = Shape {
     between: 0.05,
     jump: 0.10,
     within: 0.05,
@@ -57,7 +57,7 @@ fn process(r: &mut ChaCha8Rng, s: Shape, level: f64) -> Vec<f64> {
 
 /// `pairs` A/B pairs in random order within each pair, the candidate `shift` slower; each
 /// process's iterations, A then B.
-pub(super) fn pairs(r: &mut ChaCha8Rng, s: Shape, n: usize, shift: f64) -> Vec<(Vec<f64>, Vec<f64>)> {
+pub(crate) fn pairs(r: &mut ChaCha8Rng, s: Shape, n: usize, shift: f64) -> Vec<(Vec<f64>, Vec<f64>)> {
     let mut walk = 0.0;
     (0..n)
         .map(|_| {

@@ -147,6 +147,13 @@ impl<'a> Interleaver<'a> {
         }
     }
 
+    /// Number runs from `index` on (a later phase of one command, e.g. bisect's next step, so
+    /// results.jsonl never holds one run index twice). Siblings made after share the numbering.
+    pub fn starting_at(mut self, index: usize) -> Self {
+        self.executor = self.executor.starting_at(index);
+        self
+    }
+
     /// Another interleaver of the same command (the null control): its processes continue this
     /// one's run numbering, so results.jsonl never holds one run index twice.
     pub fn sibling(&self, baseline: SideTarget<'a>, candidate: SideTarget<'a>) -> Self {

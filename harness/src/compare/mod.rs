@@ -32,7 +32,9 @@ mod sequential;
 mod verdict;
 
 #[cfg(test)]
-mod estimator_sim;
+mod counter_sim;
+#[cfg(test)]
+pub(crate) mod estimator_sim;
 #[cfg(test)]
 mod sequential_sim;
 #[cfg(test)]
@@ -42,3 +44,9 @@ pub use compare::{plan_compare, run_calibrate, run_compare};
 pub use options::{BaseRef, CalibrateOptions, CompareOptions, RunSettings};
 pub use output::{CompareFiles, CompareSummary};
 pub use verdict::DEFAULT_NOISE_FLOOR;
+
+// What `bisect` builds on: the per-commit builder, the interleaver and the paired estimator.
+pub(crate) use base_ref::{Builder, git};
+pub(crate) use effect::{Effect, Scale, paired_estimate};
+pub(crate) use inputs::from_pairs;
+pub(crate) use interleave::{Interleaver, ProcessConfig, ScenarioRuns, SideTarget, schedule};

@@ -21,28 +21,3 @@ mod source;
 pub(crate) use counting::{CountRequest, Counting};
 pub(crate) use source::valgrind_args;
 pub use source::{CounterMode, CounterSettings, CounterSource, VALGRIND_TIMEOUT_FACTOR};
-
-use crate::model::{CounterMeta, Listed, ScenarioKind};
-
-/// What a run's meta records of how it counted: the source, its fixed settings, and the
-/// measurements `selected` that it leaves uncounted, with why.
-pub(crate) fn meta(settings: &CounterSettings, processes: usize, selected: &[Listed]) -> CounterMeta {
-    let valgrind = settings.source.separate_processes();
-    CounterMeta {
-        source: settings.source.label(),
-        processes: if valgrind { processes } else { 0 },
-        iterations: settings.iterations,
-        warmup: settings.warmup,
-        cache: if valgrind {
-            costs::CACHE_ARGS.iter().map(|a| a.to_string()).collect()
-        } else {
-            Vec::new()
-        },
-        cycles_model: valgrind.then(|| costs::CYCLES_MODEL.to_owned()),
-        uncounted: selected
-            .iter()
-            .filter(|l| l.kind == ScenarioKind::Measure)
-            .filter_map(|l| l.uncounted.clone().map(|r| (l.name.clone(), r)))
-            .collect(),
-    }
-}

@@ -7,8 +7,9 @@ use std::process::Command;
 
 use serde::{Deserialize, Serialize};
 
-use super::costs::CACHE_ARGS;
+use super::costs::{CACHE_ARGS, CYCLES_MODEL};
 use crate::errors::Error;
+use crate::model::{CounterMeta, Listed, ScenarioKind};
 
 /// What `--counters[=auto|valgrind|perf]` asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -132,6 +133,31 @@ pub(crate) fn valgrind_args(out: &Path) -> Vec<OsString> {
     file.push(out);
     args.push(file);
     args
+}
+
+impl CounterSettings {
+    /// What a run's meta records of how it counted: the source, its fixed settings, and the
+    /// measurements `selected` that it leaves uncounted, with why.
+    pub(crate) fn meta(&self, processes: usize, selected: &[Listed]) -> CounterMeta {
+        let valgrind = self.source.separate_processes();
+        CounterMeta {
+            source: self.source.label(),
+            processes: if valgrind { processes } else { 0 },
+            iterations: self.iterations,
+            warmup: self.warmup,
+            cache: if valgrind {
+                CACHE_ARGS.iter().map(|a| a.to_string()).collect()
+            } else {
+                Vec::new()
+            },
+            cycles_model: valgrind.then(|| CYCLES_MODEL.to_owned()),
+            uncounted: selected
+                .iter()
+                .filter(|l| l.kind == ScenarioKind::Measure)
+                .filter_map(|l| l.uncounted.clone().map(|r| (l.name.clone(), r)))
+                .collect(),
+        }
+    }
 }
 
 #[cfg(test)]

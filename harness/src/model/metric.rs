@@ -24,6 +24,8 @@ pub enum Unit {
     GBytesPerSec,
     /// Billions of floating-point operations per second.
     GFlopsPerSec,
+    /// Millions of elements per second (criterion's `Throughput::Elements`).
+    MElementsPerSec,
     /// A count of events.
     Count,
     /// Bytes.
@@ -39,6 +41,7 @@ impl Unit {
             Unit::Nanoseconds => "ns",
             Unit::GBytesPerSec => "GB/s",
             Unit::GFlopsPerSec => "GFLOP/s",
+            Unit::MElementsPerSec => "Melem/s",
             Unit::Count => "count",
             Unit::Bytes => "bytes",
             Unit::Other(s) => s,
@@ -49,14 +52,17 @@ impl Unit {
     pub fn default_better(&self) -> Better {
         match self {
             Unit::Nanoseconds | Unit::Bytes => Better::Lower,
-            Unit::GBytesPerSec | Unit::GFlopsPerSec => Better::Higher,
+            Unit::GBytesPerSec | Unit::GFlopsPerSec | Unit::MElementsPerSec => Better::Higher,
             Unit::Count | Unit::Other(_) => Better::Neither,
         }
     }
 
     /// Strictly positive and multiplicative (times, rates): summarised by a geometric mean.
     pub fn is_ratio_scale(&self) -> bool {
-        matches!(self, Unit::Nanoseconds | Unit::GBytesPerSec | Unit::GFlopsPerSec)
+        matches!(
+            self,
+            Unit::Nanoseconds | Unit::GBytesPerSec | Unit::GFlopsPerSec | Unit::MElementsPerSec
+        )
     }
 }
 
@@ -66,6 +72,7 @@ impl From<String> for Unit {
             "ns" => Unit::Nanoseconds,
             "GB/s" => Unit::GBytesPerSec,
             "GFLOP/s" => Unit::GFlopsPerSec,
+            "Melem/s" => Unit::MElementsPerSec,
             "count" => Unit::Count,
             "bytes" => Unit::Bytes,
             _ => Unit::Other(s),

@@ -5,6 +5,7 @@
 //! Owns the records and the pure functions over them (`summarize_runs`, `RunMeta::started`).
 //! May import `stats` only.
 
+mod bisect;
 mod compare;
 mod detect;
 mod gpu;
@@ -16,6 +17,7 @@ mod record;
 mod results;
 mod summarize;
 
+pub use bisect::{BISECT_FORMAT_VERSION, BisectFile, BisectStep, BuildCounts, Candidate, RangeChange, RangeCommit, StepVerdict};
 pub use compare::{CalibrationEntry, CompareEntry, CompareRun, CompareVerdict, NoiseSources, NullControl, SequentialRun, SideStats};
 pub use detect::{
     DETECT_FORMAT_VERSION, DetectEntry, DetectRun, Evidence, EvidenceKind, FailureRate, Mechanism, MechanismKind, OrderVerdict,

@@ -161,10 +161,7 @@ fn run_meta(target: &dyn Target, config: &RunConfig, selected: &[Listed], jobs: 
         order: first_occurrence_order(jobs.iter().map(|j| j.scenario.as_str())),
         target_ci: config.target_ci,
         test_threads: config.test_threads,
-        counters: config
-            .counters
-            .as_ref()
-            .map(|c| crate::counters::meta(c, config.counter_processes, selected)),
+        counters: config.counters.as_ref().map(|c| c.meta(config.counter_processes, selected)),
         ..RunMeta::started(
             target.describe(),
             config.command.clone(),

@@ -12,8 +12,25 @@ use crate::model::{Better, GpuSettings, MetricSample, Unit};
 pub enum Throughput {
     /// Floating-point operations per iteration: adds `gflop_per_s`.
     Flops(u64),
-    /// Bytes moved per iteration: adds `gbytes_per_s`.
+    /// Bytes moved per iteration: adds `gbytes_per_s` (decimal: 10^9 bytes per second).
     Bytes(u64),
+    /// Elements (items, values, lines) handled per iteration: adds `melem_per_s`, in millions
+    /// per second, so that the usual per-call counts of a collection benchmark read as whole
+    /// numbers rather than `0.0004`.
+    Elements(u64),
+}
+
+impl Throughput {
+    /// The rate this work makes: its metric name, unit, and the work per call scaled so that
+    /// work per nanosecond is the rate in that unit (giga-work per second; Elements in millions).
+    pub(crate) fn rate(self) -> (&'static str, Unit, f64) {
+        match self {
+            Throughput::Flops(n) => ("gflop_per_s", Unit::GFlopsPerSec, n as f64),
+            Throughput::Bytes(n) => ("gbytes_per_s", Unit::GBytesPerSec, n as f64),
+            // Millions, not billions: a thousand times the work per ns.
+            Throughput::Elements(n) => ("melem_per_s", Unit::MElementsPerSec, n as f64 * 1e3),
+        }
+    }
 }
 
 /// Shortest timed sample. Calls faster than this are batched so the clock's resolution and
@@ -125,7 +142,14 @@ impl Bencher {
     /// is timed in batches as in `iter`; each batch's inputs are all made before its clock
     /// starts (so a batch holds up to `20 us / routine time` inputs at once) and its outputs
     /// are dropped after the clock stops.
-    pub fn iter_batched<I, R>(&mut self, mut setup: impl FnMut() -> I, mut routine: impl FnMut(I) -> R) {
+    pub fn iter_batched<I, R>(&mut self, setup: impl FnMut() -> I, routine: impl FnMut(I) -> R) {
+        self.iter_batched_at_most(usize::MAX, setup, routine);
+    }
+
+    /// [`iter_batched`](Self::iter_batched) with at most `inputs` inputs (and outputs) alive at
+    /// once, for inputs too large to hold many of: a batch is at most `inputs` calls, and `1`
+    /// times every call alone (then the clock's own cost, tens of ns, is in each sample).
+    pub fn iter_batched_at_most<I, R>(&mut self, inputs: usize, mut setup: impl FnMut() -> I, mut routine: impl FnMut(I) -> R) {
         if self.counts_only() {
             return self.count_calls(setup, routine);
         }
@@ -137,7 +161,7 @@ impl Bencher {
             last = Some(t.elapsed());
             drop(output);
         }
-        let batch = batch_size(last) as usize;
+        let batch = (batch_size(last) as usize).min(inputs.max(1));
         let mut per_call = Vec::with_capacity(self.iterations);
         let mut outputs = Vec::with_capacity(batch);
         for _ in 0..self.iterations {
@@ -231,14 +255,11 @@ impl Bencher {
 
     fn record_latencies(&mut self, per_call: Vec<f64>) {
         for t in self.throughput.clone() {
-            let (name, unit, work) = match t {
-                Throughput::Flops(n) => ("gflop_per_s", Unit::GFlopsPerSec, n),
-                Throughput::Bytes(n) => ("gbytes_per_s", Unit::GBytesPerSec, n),
-            };
+            let (name, unit, work) = t.rate();
             // Work per ns is exactly giga-work per second. The process's value is the work over its
             // mean latency (a harmonic mean of the rates), so rate and latency always agree.
-            let rates: Vec<f64> = per_call.iter().map(|ns| work as f64 / ns).collect();
-            let value = work as f64 / mean(&per_call);
+            let rates: Vec<f64> = per_call.iter().map(|ns| work / ns).collect();
+            let value = work / mean(&per_call);
             self.push_with_value(name, unit.clone(), unit.default_better(), value, rates);
         }
         self.push("latency_ns", Unit::Nanoseconds, Better::Lower, per_call);
@@ -413,6 +434,47 @@ mod tests {
         for ns in samples {
             assert!(ns < 20_000.0, "a per-call value of {ns} ns includes the 200 us setup");
         }
+    }
+
+    #[test]
+    fn iter_batched_at_most_caps_the_inputs_alive_at_once() {
+        // A trivial routine after a warm-up would be batched by the hundreds; the cap holds the
+        // live inputs (made before each clock start, dropped after it stops) to at most 2.
+        let live = std::cell::Cell::new(0usize);
+        let most = std::cell::Cell::new(0usize);
+        struct Input<'a>(&'a std::cell::Cell<usize>);
+        impl Drop for Input<'_> {
+            fn drop(&mut self) {
+                self.0.set(self.0.get() - 1);
+            }
+        }
+        let mut calls = 0;
+        let mut b = Bencher::new(4, 1);
+        b.iter_batched_at_most(
+            2,
+            || {
+                live.set(live.get() + 1);
+                most.set(most.get().max(live.get()));
+                Input(&live)
+            },
+            |i| {
+                calls += 1;
+                i
+            },
+        );
+        assert_eq!(most.get(), 2, "batches of the cap, never more");
+        assert_eq!(calls, 1 + 4 * 2, "one warm-up call, then 4 samples of 2 calls");
+        assert_eq!(live.get(), 0);
+    }
+
+    #[test]
+    fn elements_are_reported_in_millions_per_second() {
+        let mut b = Bencher::new(2, 0);
+        b.throughput(Throughput::Elements(500));
+        b.record_latencies(vec![1000.0, 1000.0]);
+        let rate = b.into_metrics().into_iter().find(|m| m.name == "melem_per_s").unwrap();
+        // 500 elements per us is 500 million per second.
+        assert_eq!((rate.value, rate.unit, rate.better), (500.0, Unit::MElementsPerSec, Better::Higher));
     }
 
     #[test]

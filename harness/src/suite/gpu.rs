@@ -93,19 +93,10 @@ impl Bencher {
     fn record_series(&mut self, prefix: &str, f: Finished) {
         let mean = f.values.iter().sum::<f64>() / f.values.len().max(1) as f64;
         for t in self.throughput.clone() {
-            let (name, unit, work) = match t {
-                super::Throughput::Flops(n) => ("gflop_per_s", Unit::GFlopsPerSec, n),
-                super::Throughput::Bytes(n) => ("gbytes_per_s", Unit::GBytesPerSec, n),
-            };
-            // As `iter`: the process's rate is the work over its mean time (work per ns = giga/s).
-            let rates = f.values.iter().map(|ns| work as f64 / ns).collect();
-            self.push_with_value(
-                format!("{prefix}{name}"),
-                unit.clone(),
-                unit.default_better(),
-                work as f64 / mean,
-                rates,
-            );
+            let (name, unit, work) = t.rate();
+            // As `iter`: the process's rate is the work over its mean time.
+            let rates = f.values.iter().map(|ns| work / ns).collect();
+            self.push_with_value(format!("{prefix}{name}"), unit.clone(), unit.default_better(), work / mean, rates);
         }
         self.push_with_value(format!("{prefix}latency_ns"), Unit::Nanoseconds, Better::Lower, mean, f.values);
         if !f.clocks.is_empty() {

@@ -7,12 +7,14 @@
 mod distribution;
 mod forest;
 mod matrix;
+mod range;
 mod sequence;
 mod trend;
 
 pub(crate) use distribution::distribution;
 pub(crate) use forest::forest;
 pub(crate) use matrix::{MAX_SIDE as MATRIX_MAX_SIDE, matrix};
+pub(crate) use range::commit_range;
 pub(crate) use sequence::sequence;
 pub(crate) use trend::trend;
 

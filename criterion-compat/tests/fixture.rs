@@ -1,0 +1,293 @@
+//! The criterion fixture crate (tests/fixtures/criterion_bench, switched to harness-criterion by
+//! its dependency line alone) under `cargo test --benches`, `cargo bench`, bad input and
+//! `--counters=valgrind`.
+//!
+//! The fixture builds into `<target>/tmp/fixture-bench`, the directory harness's own
+//! cargo_bench test builds its fixture in, so harness and its dependencies are built once for
+//! both. A `harness = false` target (libtest-mimic): without valgrind the counters test shows as
+//! `ignored` with the reason, and fails instead when `HARNESS_REQUIRE_VALGRIND=1`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use libtest_mimic::{Arguments, Completion, Failed, Trial};
+use serde_json::Value;
+
+/// Every benchmark the fixture declares, by criterion id.
+const NAMES: [&str; 21] = [
+    "configured/helper",
+    "fib 20",
+    "fib/30",
+    "hostile/<script>alert(1)</script> & \"q\" ../..\\x",
+    "listed/before_the_panic",
+    "loops/iter",
+    "loops/iter_batched/large",
+    "loops/iter_batched/num_batches",
+    "loops/iter_batched/num_iterations",
+    "loops/iter_batched/per_iteration",
+    "loops/iter_batched/small",
+    "loops/iter_batched_ref",
+    "loops/iter_custom",
+    "loops/iter_with_large_drop",
+    "loops/iter_with_setup",
+    "loops/to_async",
+    "sum/256",
+    "sum/4096",
+    "sum/decimal",
+    "sum/elements/256",
+    "sum/elements/4096",
+];
+
+fn fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/criterion_bench")
+}
+
+/// `cargo ARGS` in the fixture, as its user would type it there.
+fn cargo(args: &[&str], envs: &[(&str, &str)]) -> Output {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut cmd = Command::new(cargo);
+    cmd.args(args)
+        .current_dir(fixture())
+        .env("CARGO_TARGET_DIR", Path::new(env!("CARGO_TARGET_TMPDIR")).join("fixture-bench"))
+        // When nextest runs this test, its variables must not reach the fixture's processes.
+        .env_remove("NEXTEST")
+        .env_remove("NEXTEST_RUN_ID")
+        .env_remove("CRITERION_FIXTURE_BAD")
+        .env_remove("CRITERION_FIXTURE_DUPLICATE");
+    for (k, v) in envs {
+        cmd.env(k, v);
+    }
+    cmd.output().unwrap()
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "status {:?}\n--- stdout\n{}\n--- stderr\n{}",
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// `cargo bench --profile dev --bench criterion_api -- ARGS --out DIR`: exit code, results.json,
+/// the run directory, and the output. The dev profile reuses `cargo test`'s build.
+fn bench(args: &[&str], envs: &[(&str, &str)]) -> (Option<i32>, Value, tempfile::TempDir, String) {
+    let out = tempfile::tempdir().unwrap();
+    let mut all = vec!["bench", "--offline", "--profile", "dev", "--bench", "criterion_api", "--"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--out", out.path().to_str().unwrap()]);
+    let o = cargo(&all, envs);
+    let results = std::fs::read_to_string(out.path().join("results.json"))
+        .map(|s| serde_json::from_str(&s).unwrap())
+        .unwrap_or(Value::Null);
+    (o.status.code(), results, out, text(&o))
+}
+
+/// The line of the fixture's bench file that contains `needle`.
+fn line_of(needle: &str) -> usize {
+    let src = std::fs::read_to_string(fixture().join("benches/criterion_api.rs")).unwrap();
+    src.lines().position(|l| l.contains(needle)).unwrap() + 1
+}
+
+fn runs_of<'a>(results: &'a Value, name: &str) -> Vec<&'a Value> {
+    results["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["scenario"] == name)
+        .collect()
+}
+
+fn metric<'a>(run: &'a Value, name: &str) -> Option<&'a Value> {
+    run["metrics"].as_array()?.iter().find(|m| m["name"] == name)
+}
+
+fn check(cond: bool, what: impl FnOnce() -> String) -> Result<(), Failed> {
+    if cond { Ok(()) } else { Err(what().into()) }
+}
+
+/// `cargo test --benches`: every benchmark runs once as a libtest test; the empty-group file
+/// has none and says why.
+fn cargo_test_runs_each_benchmark_once() -> Result<(), Failed> {
+    let o = cargo(&["test", "--benches", "--offline"], &[]);
+    let out = text(&o);
+    check(o.status.code() == Some(0), || out.clone())?;
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    for name in NAMES {
+        let lines: Vec<&str> = stdout
+            .lines()
+            .filter(|l| l.strip_prefix("test ").and_then(|r| r.split(" ... ").next()).map(str::trim) == Some(name))
+            .collect();
+        check(lines.len() == 1 && lines[0].ends_with("... ok"), || {
+            format!("{name}: {lines:?}\n{out}")
+        })?;
+    }
+    check(stdout.contains("test result: ok. 21 passed; 0 failed;"), || out.clone())?;
+    check(out.contains("benchmark group \"empty\" has no benchmarks"), || out.clone())
+}
+
+/// `cargo bench`: every benchmark a measurement under its criterion id, with a 95% interval, and
+/// the declared throughput as a rate that agrees with the latency.
+fn cargo_bench_reports_names_rates_and_intervals() -> Result<(), Failed> {
+    let (code, results, dir, out) = bench(&["--repeat", "3", "--iterations", "3"], &[]);
+    check(code == Some(0), || out.clone())?;
+    let summaries = results["summaries"].as_array().unwrap();
+    let mut names: Vec<&str> = summaries.iter().map(|s| s["scenario"].as_str().unwrap()).collect();
+    names.sort();
+    check(names == NAMES, || format!("{names:?}"))?;
+    for s in summaries {
+        let latency = s["metrics"].as_array().unwrap().iter().find(|m| m["metric"] == "latency_ns");
+        let ci = latency.map(|m| (&m["ci"]["low"], &m["center_value"], &m["ci"]["high"], &m["ci"]["level"]));
+        let ok = ci.is_some_and(|(lo, c, hi, level)| {
+            lo.as_f64() <= c.as_f64() && c.as_f64() <= hi.as_f64() && lo.as_f64() > Some(0.0) && level.as_f64() == Some(0.95)
+        });
+        check(ok && s["counts"]["passed"] == 3, || format!("no interval around latency: {s}"))?;
+    }
+    // Rates: work over the process's mean latency, in the unit each criterion variant maps to.
+    let rates = [
+        ("sum/elements/256", "melem_per_s", "Melem/s", 256.0 * 1e3),
+        ("sum/elements/4096", "melem_per_s", "Melem/s", 4096.0 * 1e3),
+        ("sum/256", "gbytes_per_s", "GB/s", 8.0 * 256.0),
+        ("sum/4096", "gbytes_per_s", "GB/s", 8.0 * 4096.0),
+        ("sum/decimal", "gbytes_per_s", "GB/s", 1000.0),
+    ];
+    for (name, rate, unit, work) in rates {
+        for run in runs_of(&results, name) {
+            let (r, l) = (metric(run, rate), metric(run, "latency_ns"));
+            let agrees = r.zip(l).is_some_and(|(r, l)| {
+                r["unit"] == unit
+                    && r["better"] == "higher"
+                    && (r["value"].as_f64().unwrap() - work / l["value"].as_f64().unwrap()).abs() < 1e-9 * work
+            });
+            check(agrees, || format!("{name}: {rate} in {unit} should be {work} / latency: {run}"))?;
+        }
+    }
+    check(metric(runs_of(&results, "fib 20")[0], "gbytes_per_s").is_none(), || {
+        "a rate without throughput".into()
+    })?;
+    let html = std::fs::read_to_string(dir.path().join("index.html")).unwrap();
+    check(
+        html.contains("hostile/&lt;script&gt;alert(1)&lt;/script&gt;") && !html.contains("<script>alert(1)"),
+        || "the hostile name is not escaped in index.html".into(),
+    )
+}
+
+/// A panicking benchmark, a parameter-only top-level id, a group function that panics while
+/// listed, an empty group and a duplicate id: each a failed result or a clear error.
+fn bad_input_is_a_result_or_a_clear_error() -> Result<(), Failed> {
+    let bad = [("CRITERION_FIXTURE_BAD", "1")];
+    let args = ["--repeat", "1", "--iterations", "1", "--warmup", "0", "--exact"];
+    let names = ["7", "bad/panics", "settings", "listed/before_the_panic", "configured/helper"];
+    let (code, results, _dir, out) = bench(&[&args[..], &names[..]].concat(), &bad);
+    check(code == Some(1), || out.clone())?;
+    let message = |name: &str| {
+        let runs = runs_of(&results, name);
+        check(runs.len() == 1 && runs[0]["outcome"]["status"] == "failed", || {
+            format!("{name}: {runs:?}")
+        })?;
+        Ok::<String, Failed>(runs[0]["outcome"]["message"].as_str().unwrap().to_owned())
+    };
+    let m = message("7")?;
+    let at = format!("benches/criterion_api.rs:{}", line_of("from_parameter(7)"));
+    check(m.contains("BenchmarkId::from_parameter") && m.contains(&at), || m.clone())?;
+    let m = message("bad/panics")?;
+    check(m.contains("planted panic in a benchmark"), || m.clone())?;
+    let m = message("settings")?;
+    let at = format!("benches/criterion_api.rs:{}", line_of("planted panic in a group function"));
+    check(m.contains("`settings` panicked") && m.contains(&at), || m.clone())?;
+    for ok in ["listed/before_the_panic", "configured/helper"] {
+        check(runs_of(&results, ok)[0]["outcome"]["status"] == "passed", || {
+            format!("{ok} reached before the panic")
+        })?;
+    }
+    check(out.contains("benchmark group \"bad/empty\" has no benchmarks"), || out.clone())?;
+
+    // A bench file whose only group is empty: nothing to run, said so, exit 2.
+    let o = cargo(&["bench", "--offline", "--profile", "dev", "--bench", "empty_group"], &[]);
+    let out = text(&o);
+    check(o.status.code() == Some(101) || out.contains("exit status: 2"), || out.clone())?;
+    check(
+        out.contains("\"empty\" has no benchmarks") && out.contains("no scenario matches"),
+        || out.clone(),
+    )?;
+
+    // One id twice: refused at start-up naming both of the user's lines.
+    let (code, _, _, out) = bench(&["--list"], &[("CRITERION_FIXTURE_DUPLICATE", "1")]);
+    let first = format!("benches/criterion_api.rs:{}", line_of("c.bench_function(\"fib 20\""));
+    let second = format!(
+        "benches/criterion_api.rs:{}",
+        line_of("c.bench_function(\"fib 20\", |b| b.iter(|| fib(20)))")
+    );
+    check(code != Some(0) && out.contains("exit status: 2"), || out.clone())?;
+    check(out.contains("\"fib 20\"") && out.contains(&first) && out.contains(&second), || {
+        out.clone()
+    })
+}
+
+/// `--counters=valgrind`: the instructions of every loop but `iter_custom`, which is skipped
+/// with its reason.
+fn counters_record_instructions() -> Result<(), Failed> {
+    let args = [
+        "--counters=valgrind",
+        "--counter-processes",
+        "1",
+        "--counter-iterations",
+        "2",
+        "--repeat",
+        "1",
+        "--iterations",
+        "2",
+        "--exact",
+        "loops/iter",
+        "loops/iter_batched_ref",
+        "loops/iter_custom",
+        "sum/elements/256",
+    ];
+    let (code, results, _dir, out) = bench(&args, &[]);
+    check(code == Some(0), || out.clone())?;
+    for name in ["loops/iter", "loops/iter_batched_ref", "sum/elements/256"] {
+        let counted = runs_of(&results, name).into_iter().find_map(|r| metric(r, "instructions"));
+        let ok = counted
+            .is_some_and(|m| m["value"].as_f64() > Some(0.0) && m["source"].as_str().is_some_and(|s| s.starts_with("valgrind-callgrind")));
+        check(ok, || format!("{name}: no instructions counted: {:?}", runs_of(&results, name)))?;
+    }
+    let custom = runs_of(&results, "loops/iter_custom");
+    let skipped = custom.iter().find(|r| r["outcome"]["status"] == "skipped");
+    check(
+        skipped.is_some_and(|r| r["outcome"]["reason"].as_str().unwrap().contains("iter_custom"))
+            && custom.iter().any(|r| metric(r, "latency_ns").is_some()),
+        || format!("iter_custom: timed once, counted never, with the reason: {custom:?}"),
+    )
+}
+
+/// Set by CI where valgrind is installed: a missing valgrind is then a failure, not a skip.
+const REQUIRE_VAR: &str = "HARNESS_REQUIRE_VALGRIND";
+
+fn valgrind() -> bool {
+    Command::new("valgrind").arg("--version").output().is_ok_and(|o| o.status.success())
+}
+
+fn main() -> std::process::ExitCode {
+    let lock = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.lock");
+    std::fs::copy(&lock, fixture().join("Cargo.lock")).unwrap();
+    let trials = vec![
+        Trial::test("cargo_test_runs_each_benchmark_once", cargo_test_runs_each_benchmark_once),
+        Trial::test(
+            "cargo_bench_reports_names_rates_and_intervals",
+            cargo_bench_reports_names_rates_and_intervals,
+        ),
+        Trial::test("bad_input_is_a_result_or_a_clear_error", bad_input_is_a_result_or_a_clear_error),
+        Trial::ignorable_test("counters_record_instructions", || {
+            if valgrind() {
+                counters_record_instructions().map(|()| Completion::Completed)
+            } else if std::env::var_os(REQUIRE_VAR).is_some_and(|v| v == "1") {
+                Err(format!("{REQUIRE_VAR}=1 but valgrind is not installed (apt-get install valgrind)").into())
+            } else {
+                Ok(Completion::ignored_with(format!(
+                    "valgrind not installed; apt-get install valgrind, {REQUIRE_VAR}=1 makes this a failure"
+                )))
+            }
+        }),
+    ];
+    libtest_mimic::run(&Arguments::from_args(), trials).exit_code()
+}

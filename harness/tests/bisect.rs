@@ -1,0 +1,359 @@
+//! `harness bisect` end to end on a git repository the test makes: 8 commits of a tiny suite
+//! crate that depends on harness by path. `fixture/late` appears at commit 1, commit 2 triples
+//! the work of `fixture/tripled` (a large effect, so the wall-time search stays cheap), commit 3
+//! does not compile and 4 repairs it, commit 5 adds 10% to `fixture/scaled`.
+//!
+//! Builds are shared: the commits build into one target directory kept under
+//! `CARGO_TARGET_TMPDIR` (harness and its dependencies compile once, at opt-level 0 to keep CI
+//! cheap; each commit rebuilds only the tiny crate), and the commit ids are the same on every run
+//! until the harness binary changes (its size and mtime are in the first commit), so a second
+//! `cargo test` builds no commit at all.
+//!
+//! A `harness = false` target (libtest-mimic): without valgrind the counters test shows as
+//! `ignored (valgrind not installed ...)`; with `HARNESS_REQUIRE_VALGRIND=1` (set by `.ci/run`)
+//! it fails instead. The trials run one at a time, so no build disturbs a wall-time step.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use libtest_mimic::{Arguments, Completion, Failed, Trial};
+use serde_json::Value;
+
+const HARNESS: &str = env!("CARGO_BIN_EXE_harness");
+const REQUIRE_VAR: &str = "HARNESS_REQUIRE_VALGRIND";
+
+fn work() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("bisect-fixture")
+}
+
+fn repo() -> PathBuf {
+    work().join("repo")
+}
+
+const MAIN: &str = r#"use std::hint::black_box;
+
+use harness::Scenario;
+
+/// `n` rounds of a dependent chain the optimiser cannot fold.
+#[inline(never)]
+fn spin(n: u64) -> u64 {
+    let mut acc = 0u64;
+    for i in 0..n {
+        acc = black_box(acc.wrapping_add(i ^ (acc >> 3)));
+    }
+    acc
+}
+
+const STEADY: u64 = 40_000;
+const SCALED: u64 = 100_000;
+const TRIPLED: u64 = 40_000;
+
+harness::scenarios!(|| vec![
+    Scenario::measure("fixture/steady", |b| b.iter(|| spin(black_box(STEADY)))),
+    Scenario::measure("fixture/scaled", |b| b.iter(|| spin(black_box(SCALED)))),
+    Scenario::measure("fixture/tripled", |b| b.iter(|| spin(black_box(TRIPLED)))),
+    // LATE
+]);
+
+fn main() -> std::process::ExitCode {
+    harness::main()
+}
+"#;
+
+const LATE: &str = r#"Scenario::measure("fixture/late", |b| b.iter(|| spin(black_box(1_000)))),"#;
+
+/// Each commit: its subject and the edit of src/main.rs it makes (replace this with that).
+const COMMITS: [(&str, &str, &str); 8] = [
+    ("tiny suite", "", ""),
+    ("add fixture/late", "// LATE", LATE),
+    ("triple fixture/tripled", "TRIPLED: u64 = 40_000", "TRIPLED: u64 = 120_000"),
+    ("break the build", "fn main()", "fn main() -> missing_type"),
+    ("repair the build", "fn main() -> missing_type", "fn main()"),
+    ("scale fixture/scaled by 10%", "SCALED: u64 = 100_000", "SCALED: u64 = 110_000"),
+    ("comment the scenarios", "harness::scenarios!", "// The suite.\nharness::scenarios!"),
+    ("name the constants", "/// `n` rounds", "/// Work: `n` rounds"),
+];
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args([
+            "-c",
+            "user.name=fixture",
+            "-c",
+            "user.email=fixture@example.com",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .env("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z")
+        .env("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+/// The fixture repository, made afresh (same commits as long as the harness binary is the same);
+/// the ids of its 8 commits.
+fn make_repo() -> Vec<String> {
+    let dir = repo();
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    let harness_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"tiny\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nharness = {{ path = {:?} }}\n\n[workspace]\n",
+            harness_dir.display().to_string()
+        ),
+    )
+    .unwrap();
+    // The workspace's lock file: the same dependency versions, nothing to resolve or download.
+    std::fs::copy(harness_dir.join("../Cargo.lock"), dir.join("Cargo.lock")).unwrap();
+    let stamp = std::fs::metadata(HARNESS).unwrap();
+    std::fs::write(
+        dir.join("harness-under-test.txt"),
+        format!("{} {:?}\n", stamp.len(), stamp.modified().unwrap()),
+    )
+    .unwrap();
+    std::fs::write(dir.join(".gitignore"), "target/\n").unwrap();
+    git(&dir, &["init", "-q", "-b", "main"]);
+    let mut source = MAIN.to_owned();
+    COMMITS
+        .iter()
+        .map(|&(subject, this, that)| {
+            if !this.is_empty() {
+                source = source.replace(this, that);
+            }
+            std::fs::write(dir.join("src/main.rs"), &source).unwrap();
+            git(&dir, &["add", "-A"]);
+            git(&dir, &["commit", "-q", "-m", subject]);
+            git(&dir, &["rev-parse", "HEAD"])
+        })
+        .collect()
+}
+
+/// `harness bisect ARGS --out out/NAME` in the fixture repository.
+fn bisect(name: &str, args: &[&str]) -> (Output, PathBuf) {
+    let out = work().join("out").join(name);
+    let _ = std::fs::remove_dir_all(&out);
+    let output = Command::new(HARNESS)
+        .current_dir(repo())
+        .arg("bisect")
+        .args(["--package", "tiny", "--seed", "7"])
+        .args(args)
+        .arg("--out")
+        .arg(&out)
+        .env("CARGO_TARGET_DIR", work().join("target"))
+        .env("CARGO_NET_OFFLINE", "true")
+        .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", "0")
+        .env("CARGO_PROFILE_RELEASE_DEBUG", "false")
+        .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "64")
+        .output()
+        .unwrap();
+    (output, out)
+}
+
+fn json(out: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(out.join("bisect.json")).unwrap()).unwrap()
+}
+
+fn text(o: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
+
+fn measured(j: &Value) -> Vec<String> {
+    j["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["verdict"] != "skipped")
+        .map(|s| s["commit"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// Counters: commit 5 named with certainty in log2(8) steps (the first, commit 3, does not build:
+/// skipped and listed); every file written, the reproduce line pinned to commit ids.
+fn counters_name_the_commit_in_log2_steps(ids: &[String]) {
+    let (o, out) = bisect(
+        "counters",
+        &[
+            "--good",
+            &ids[0],
+            "--bad",
+            "main",
+            "--scenario",
+            "fixture/scaled",
+            "--counters=valgrind",
+            "--runs",
+            "2",
+        ],
+    );
+    let all = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{all}");
+    let j = json(&out);
+    assert_eq!(j["first_bad"], ids[5].as_str(), "{all}");
+    assert_eq!(j["metric"], "instructions", "{all}");
+    assert!(j["confidence"].as_f64().unwrap() > 0.99, "counts barely vary: {j}");
+    let steps = j["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 3, "log2(8) steps, one of them the broken commit: {all}");
+    assert_eq!(
+        (steps[0]["commit"].as_str(), steps[0]["verdict"].as_str()),
+        (Some(ids[3].as_str()), Some("skipped"))
+    );
+    assert_eq!(measured(&j), [ids[4].clone(), ids[5].clone()], "{all}");
+    assert!(
+        j["commits"][3]["skipped"].as_str().is_some_and(|s| s.contains("does not build")),
+        "{j}"
+    );
+    let moved = j["change"]["ratio"].as_f64().unwrap();
+    assert!((1.05..1.15).contains(&moved), "about +10% instructions: {moved}");
+    assert!(
+        j["reproduce"].as_array().unwrap().iter().any(|a| a == ids[7].as_str()),
+        "main pinned to its commit"
+    );
+    assert!(all.contains(&format!("first bad commit: {}", &ids[5][..12])), "{all}");
+    for f in ["bisect.md", "index.html", "results.jsonl"] {
+        assert!(out.join(f).is_file(), "{f}");
+    }
+}
+
+/// Wall time: commit 2 (3x the work) named at >= 95% by the probabilistic search.
+fn wall_time_names_a_large_change(ids: &[String]) {
+    let (o, out) = bisect(
+        "wall",
+        &[
+            "--good",
+            &ids[0],
+            "--bad",
+            &ids[7],
+            "--scenario",
+            "fixture/tripled",
+            "--runs",
+            "6",
+            "--iterations",
+            "5",
+        ],
+    );
+    let all = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{all}");
+    let j = json(&out);
+    assert_eq!(j["first_bad"], ids[2].as_str(), "{all}");
+    assert!(j["confidence"].as_f64().unwrap() >= 0.95 && j["method"] == "probabilistic", "{j}");
+    assert!(j["runner_up"]["probability"].as_f64().unwrap() < 0.05, "{j}");
+    let steps = j["steps"].as_array().unwrap();
+    assert!(steps.len() <= 6, "a 3x change needs about log2(8) steps: {all}");
+    let measured_steps = steps.iter().filter(|s| s["verdict"] != "skipped");
+    assert!(measured_steps.clone().count() >= 3, "{all}");
+    assert!(
+        measured_steps.clone().all(|s| s["interval"].is_array() && s["value"].is_number()),
+        "{j}"
+    );
+    let md = std::fs::read_to_string(out.join("bisect.md")).unwrap();
+    assert!(md.contains(&ids[2][..12]) && md.contains("```sh"), "{md}");
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(
+        html.contains("<svg") && html.contains("triple fixture/tripled"),
+        "the chart and the subjects"
+    );
+}
+
+/// No change between the ends: exit 1, "no commit moved it", no step; a second run builds
+/// nothing (both ends from the cache). The floor is 10%: the two ends' binaries differ elsewhere,
+/// and code alignment alone can move a loop by a few percent.
+fn no_change_exits_1_and_a_second_run_builds_nothing(ids: &[String]) {
+    for round in 0..2 {
+        let (o, out) = bisect(
+            "none",
+            &[
+                "--good",
+                &ids[0],
+                "--bad",
+                &ids[7],
+                "--scenario",
+                "fixture/steady",
+                "--runs",
+                "6",
+                "--iterations",
+                "5",
+                "--noise-floor",
+                "10",
+            ],
+        );
+        let all = text(&o);
+        assert_eq!(o.status.code(), Some(1), "{all}");
+        assert!(all.contains("no commit moved it"), "{all}");
+        let j = json(&out);
+        assert!(j["first_bad"].is_null() && j["steps"].as_array().unwrap().is_empty(), "{j}");
+        if round == 1 {
+            assert_eq!(
+                (j["builds"]["built"].as_u64(), j["builds"]["cached"].as_u64()),
+                (Some(0), Some(2)),
+                "{j}"
+            );
+        }
+    }
+}
+
+/// Bad input: exit 2 with an error naming the flag, before any output directory exists.
+fn bad_input_exits_2(ids: &[String]) {
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &["--good", "no-such-ref", "--bad", "main", "--scenario", "fixture/scaled"],
+            "'--good'",
+        ),
+        (
+            &["--good", &ids[7], "--bad", &ids[0], "--scenario", "fixture/scaled"],
+            "not an ancestor",
+        ),
+        (&["--good", &ids[0], "--bad", "main", "--scenario", "fixture/late"], "absent"),
+        (&["--good", &ids[0], "--bad", "main", "--scenario", "fixture/nope"], "'--good'"),
+    ];
+    for (i, (args, expect)) in cases.iter().enumerate() {
+        let (o, out) = bisect(&format!("bad{i}"), args);
+        let all = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {all}");
+        assert!(all.contains(expect), "{args:?}: {all}");
+        assert!(!out.exists(), "nothing written for bad input");
+    }
+}
+
+fn main() -> std::process::ExitCode {
+    let mut args = Arguments::from_args();
+    args.test_threads = Some(1);
+    let ids = std::sync::Arc::new(make_repo());
+    let with = |name: &'static str, f: fn(&[String])| {
+        let ids = ids.clone();
+        Trial::test(name, move || {
+            f(&ids);
+            Ok(())
+        })
+    };
+    let counters_ids = ids.clone();
+    let trials = vec![
+        with("bad_input_exits_2", bad_input_exits_2),
+        with(
+            "no_change_exits_1_and_a_second_run_builds_nothing",
+            no_change_exits_1_and_a_second_run_builds_nothing,
+        ),
+        with("wall_time_names_a_large_change", wall_time_names_a_large_change),
+        Trial::ignorable_test("counters_name_the_commit_in_log2_steps", move || {
+            let installed = Command::new("valgrind").arg("--version").output().is_ok_and(|o| o.status.success());
+            if installed {
+                counters_name_the_commit_in_log2_steps(&counters_ids);
+                Ok(Completion::Completed)
+            } else if std::env::var_os(REQUIRE_VAR).is_some_and(|v| v == "1") {
+                Err(Failed::from(format!(
+                    "{REQUIRE_VAR}=1 but valgrind is not installed (apt-get install valgrind)"
+                )))
+            } else {
+                Ok(Completion::ignored_with(format!(
+                    "valgrind not installed; apt-get install valgrind, {REQUIRE_VAR}=1 makes this a failure"
+                )))
+            }
+        }),
+    ];
+    libtest_mimic::run(&args, trials).exit_code()
+}
