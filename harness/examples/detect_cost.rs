@@ -2,7 +2,9 @@
 //! planted dependencies (a victim whose polluter sorts after it, a victim with two polluters,
 //! a victim behind a cleaner, a plain victim, a brittle test with its state-setter).
 //!
-//! detect: R isolated runs, original + reverse + K shuffles, bisection + pair confirmation.
+//! detect: R isolated runs up front (R=1 is the default, R=3 the old one, `--isolated 3`),
+//! original + reverse + K shuffles, extra runs alone for what failed somewhere, bisection +
+//! pair confirmation (a polluter already found is confirmed by pairs, not bisected again).
 //! Random: whole-suite shuffles, one process each, until every planted culprit is pinned by
 //! prefix logic (culprit in every flipping prefix, in no non-flipping one). It is given an
 //! oracle's grouping of runs per culprit and ignores runs masked by a cleaner, so its count is
@@ -69,6 +71,7 @@ fn compare(seeds: u64, isolated: usize, shuffles: usize) {
         let listed = target.list().unwrap();
         assert_eq!(listed.len(), N, "suite size");
         let mut cfg = DetectConfig::new(seed, PathBuf::from("/nonexistent"));
+        cfg.jobs = 1; // the simulated target's flakiness comes from one seeded stream
         cfg.isolated = isolated;
         cfg.shuffles = shuffles;
         let r = detect(&target, &listed, &cfg, &mut cfg.executor(), &mut harness::events::Reporters::new()).unwrap();

@@ -30,6 +30,12 @@ pub enum RunEvent<'a> {
         /// The phase.
         name: &'a str,
     },
+    /// The process that just finished belonged to this phase (detect, whose phases overlap:
+    /// the progress display counts processes per phase).
+    PhaseProcess {
+        /// The phase.
+        name: &'a str,
+    },
     /// The command planned more processes (`--target-ci`, a crash that splits a schedule,
     /// localization).
     Planned {
@@ -131,6 +137,7 @@ impl Reporter for Recorder {
             RunEvent::Started { total, .. } => format!("started {total}"),
             RunEvent::PhaseStarted { name, planned } => format!("phase {name} {planned}"),
             RunEvent::PhaseFinished { name } => format!("end {name}"),
+            RunEvent::PhaseProcess { name } => format!("in {name}"),
             RunEvent::Planned { added } => format!("planned {added}"),
             RunEvent::ProcessStarted { names, .. } => format!("start {}", names.join(",")),
             RunEvent::ProcessFinished { records } => format!("done {}", records.len()),

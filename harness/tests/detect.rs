@@ -252,6 +252,11 @@ fn libtest_binary_verdicts_and_culprits() {
     let entries = read(&dir);
     // alpha_victim_of_zulu's polluter sorts after it: name order alone never shows it.
     check_model(&entries, LIBTEST_MODEL);
+    // The harness predicts libtest's shuffles of this binary (built by this toolchain) and
+    // chose localization seeds by them.
+    let run: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("detect-run.json")).unwrap()).unwrap();
+    let notes = run["notes"].to_string();
+    assert!(notes.contains("shuffle order was predicted for all"), "{notes}");
     assert!(entries.iter().all(|e| e["hazards"].as_array().unwrap().is_empty()));
     let s = |x: &str| x.to_owned();
     assert_eq!(
@@ -299,4 +304,33 @@ fn a_hanging_test_times_out_and_does_not_hang_detect() {
     assert_eq!(entry(&entries, "november_background_sleeper")["verdict"], "pass");
     assert_eq!(entry(&entries, "quebec_pass")["verdict"], "pass");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_spent_budget_leaves_unknown_verdicts_with_the_runs_that_would_decide_them() {
+    let dir = out_dir("budget");
+    let status = Command::new(env!("CARGO_BIN_EXE_fixture_order"))
+        .args(["detect", "--seed", "3", "--budget", "0.001s", "--no-interpose", "--out"])
+        .arg(&dir)
+        .status()
+        .unwrap();
+    // `unknown` is not `pass`: the exit status says something is left.
+    assert_eq!(status.code(), Some(1));
+    let entries = read_unchecked(&dir);
+    let unknown: Vec<&Value> = entries.iter().filter(|e| e["verdict"] == "unknown").collect();
+    assert!(!unknown.is_empty(), "{entries:?}");
+    for e in &unknown {
+        let would = e["would_decide"].as_array().unwrap();
+        assert!(!would.is_empty() && would.iter().all(|w| w["runs"].as_u64().unwrap() >= 1), "{e}");
+    }
+    let run: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("detect-run.json")).unwrap()).unwrap();
+    assert_eq!(run["budget_s"], 0.001);
+    assert_eq!(run["unknown"].as_u64().unwrap(), unknown.len() as u64);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// detect.json's entries, with no claim about how many processes ran.
+fn read_unchecked(dir: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(dir.join("detect.json")).expect("detect.json written");
+    serde_json::from_str::<Value>(&text).unwrap().as_array().unwrap().clone()
 }

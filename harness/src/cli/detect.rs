@@ -29,6 +29,10 @@ fn options(a: &DetectArgs, own: Vec<Listed>, given: Option<Vec<Box<dyn OrderTarg
     let mut config = DetectConfig::new(m.seed, PathBuf::new());
     config.shuffles = a.shuffles;
     config.isolated = a.isolated;
+    config.budget = a.budget;
+    if let Some(n) = a.test_threads {
+        config.jobs = n;
+    }
     config.iterations = m.iterations;
     config.warmup = m.warmup;
     config.timeout = Some(m.timeout);

@@ -1,7 +1,9 @@
 //! Raw arguments of `detect` (clap).
 
 use std::path::PathBuf;
+use std::time::Duration;
 
+use super::compare_args::duration;
 use super::options::DETECT;
 use super::values::count;
 
@@ -31,9 +33,17 @@ pub struct DetectArgs {
     /// polluter and victim escapes K shuffles with probability (2/3)^K.
     #[arg(long, value_name = "K", value_parser = count::<0>, default_value = "6")]
     pub shuffles: usize,
-    /// Isolated runs of each scenario (R; measurements get at least 5).
-    #[arg(long, value_name = "R", value_parser = count::<1>, default_value = "3")]
+    /// Isolated runs of each scenario up front (R; measurements get at least 5). Scenarios that
+    /// fail or shift anywhere, alone or in a shared order, get more afterwards.
+    #[arg(long, value_name = "R", value_parser = count::<1>, default_value = "1")]
     pub isolated: usize,
+    /// Time for the whole detect (`90s`, `5m`, `1h`): no process starts once it is spent;
+    /// scenarios left undecided are `unknown`, with the runs that would decide them.
+    #[arg(long, value_name = "DURATION", value_parser = duration)]
+    pub budget: Option<Duration>,
+    /// Processes side by side [default: logical cores] (one at a time where a measurement runs).
+    #[arg(long, value_name = "N", value_parser = count::<1>)]
+    pub test_threads: Option<usize>,
     /// Detect only shard K of N: env groups (and test binaries), which never share a process,
     /// are dealt round-robin to the shards; give every shard the same --seed.
     #[arg(long, value_name = "K/N", value_parser = clap::value_parser!(crate::plan::Partition))]

@@ -80,7 +80,7 @@ mod tests {
     fn obs(pass: bool) -> Observation {
         Observation {
             name: "x".into(),
-            prefix: vec![],
+            prefix: Default::default(),
             outcome: if pass {
                 Outcome::Passed
             } else {
@@ -91,6 +91,8 @@ mod tests {
             kind: EvidenceKind::Isolated,
             seed: None,
             output: String::new(),
+            seq: 0,
+            wall: Default::default(),
         }
     }
 

@@ -5,17 +5,19 @@
 //! May import `execute`, `events`, `model`, `plan`, `stats`, `report`'s writers; never `cli`.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::SystemTime;
+use std::sync::{Arc, Mutex};
+use std::time::{Instant, SystemTime};
 
-use super::pipeline::{DetectConfig, DetectResult, detect};
+use super::pipeline::{DetectConfig, DetectResult, detect_with};
+use super::pool::Slots;
+use super::probe::{PhaseTime, Purpose};
 use super::subject::OrderTarget;
 use crate::clock;
 use crate::errors::Error;
 use crate::events::{Done, Finding, Reporter, RunEvent};
 use crate::execute::Executor;
-use crate::model::{DETECT_FORMAT_VERSION, DetectEntry, DetectRun, Listed, OrderVerdict, RunCounts, RunMeta, ScenarioKind};
+use crate::model::{DETECT_FORMAT_VERSION, DetectEntry, DetectRun, Listed, OrderVerdict, PhaseRecord, RunCounts, RunMeta, ScenarioKind};
 use crate::plan::Selection;
 
 /// What `detect` found.
@@ -45,6 +47,10 @@ pub fn run_detect(
     events: &mut dyn Reporter,
 ) -> Result<DetectOutcome, Error> {
     let started = SystemTime::now();
+    let clock = Instant::now();
+    let mut config = config.clone();
+    config.deadline = config.budget.map(|b| clock + b);
+    let config = &config;
     let chosen = select(targets, selection)?;
     let mut run = detect_run(targets, config, command, started);
     let meta = start_meta(&run, config);
@@ -52,6 +58,13 @@ pub fn run_detect(
     let executor = config.executor();
     let several = targets.len() > 1;
     let results = detect_targets(&chosen, config, &executor, events)?;
+    let mut phases: BTreeMap<Purpose, PhaseTime> = BTreeMap::new();
+    for r in &results {
+        for (p, t) in &r.phases {
+            phases.entry(*p).or_default().merge(t);
+        }
+    }
+    run.phases = phase_records(&phases, clock);
     let mut entries = Vec::new();
     for ((target, _), mut r) in chosen.iter().zip(results) {
         let label = target.cargo_label();
@@ -60,10 +73,22 @@ pub fn run_detect(
             eprintln!("detect: {n}");
             run.notes.push(n);
         }
+        if let Some(n) = shuffle_note(&target.describe(), r.shuffle) {
+            run.notes.push(n);
+        }
         let binary = label.as_ref().map(|l| l.1.clone()).or_else(|| several.then(|| target.describe()));
         merge(&mut entries, &mut run, r, binary, label.map(|l| l.0));
     }
     unlabel_unique(&mut entries);
+    run.unknown = entries.iter().filter(|e| e.verdict == OrderVerdict::Unknown).count();
+    if run.unknown > 0 {
+        let n = format!(
+            "--budget was spent: {} scenarios are `unknown`; each entry's would_decide lists the runs that would decide it",
+            run.unknown
+        );
+        eprintln!("detect: {n}");
+        run.notes.push(n);
+    }
     crate::host::finish(&mut run.host);
     run.finished_at = clock::rfc3339(SystemTime::now());
     for e in &entries {
@@ -97,14 +122,16 @@ fn detect_targets(
         })
         .collect();
     let checks_only = chosen.iter().all(|(_, sel)| sel.iter().all(|l| l.kind != ScenarioKind::Measure));
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let workers = if checks_only { cores.min(chosen.len()) } else { 1 };
+    let workers = if checks_only { config.jobs.max(1).min(chosen.len()) } else { 1 };
+    // Every process of every target holds one of these: one per core in all.
+    let slots = Arc::new(Slots::new(config.jobs));
     let next = AtomicUsize::new(0);
     let shared = Mutex::new(events);
+    let slots_for_processes = slots;
     let slots: Vec<Mutex<Option<Result<DetectResult, Error>>>> = chosen.iter().map(|_| Mutex::new(None)).collect();
     std::thread::scope(|scope| {
         for w in 0..workers {
-            let (next, shared, slots, configs) = (&next, &shared, &slots, &configs);
+            let (next, shared, slots, configs, process_slots) = (&next, &shared, &slots, &configs, &slots_for_processes);
             let mut ex = executor.sibling(w as u64);
             scope.spawn(move || {
                 let mut events = Locked(shared);
@@ -116,7 +143,7 @@ fn detect_targets(
                     let (target, selected) = &chosen[i];
                     let name = target.cargo_label().map_or_else(|| target.describe(), |(p, b)| format!("{p}/{b}"));
                     eprintln!("detect: {} scenarios of {name} (seed {})", selected.len(), configs[i].seed);
-                    let r = detect(*target, selected, &configs[i], &mut ex, &mut events);
+                    let r = detect_with(*target, selected, &configs[i], &mut ex, &mut events, process_slots);
                     let failed = r.is_err();
                     *slots[i].lock().expect("no worker panics holding a slot") = Some(r);
                     if failed {
@@ -191,6 +218,9 @@ fn detect_run(targets: &[Box<dyn OrderTarget>], config: &DetectConfig, command: 
         host: crate::host::collect(),
         runs: RunCounts::default(),
         schedules: Vec::new(),
+        phases: Vec::new(),
+        budget_s: config.budget.map(|b| b.as_secs_f64()),
+        unknown: 0,
         notes,
         started_at: clock::rfc3339(started),
         finished_at: String::new(),
@@ -241,4 +271,39 @@ fn unlabel_unique(entries: &mut [DetectEntry]) {
             e.binary = None;
         }
     }
+}
+
+/// `detect-run.json`'s phases, in the order they start, times from the command's start.
+fn phase_records(phases: &BTreeMap<Purpose, PhaseTime>, clock: Instant) -> Vec<PhaseRecord> {
+    let secs = |a: Instant, b: Instant| b.saturating_duration_since(a).as_secs_f64();
+    phases
+        .iter()
+        .map(|(p, t)| PhaseRecord {
+            name: p.phase().to_owned(),
+            processes: t.processes,
+            executions: t.executions,
+            started_s: t.first.map_or(0.0, |f| secs(clock, f)),
+            wall_s: match (t.first, t.last) {
+                (Some(f), Some(l)) => secs(f, l),
+                _ => 0.0,
+            },
+            process_s: t.process_time.as_secs_f64(),
+        })
+        .collect()
+}
+
+/// What `detect-run.json` says of a libtest binary's shuffles: predicted (localization then picks
+/// seeds that arrange each probe) or not (it tries seeds).
+fn shuffle_note(binary: &str, t: super::libtest_shuffle::ShuffleTrust) -> Option<String> {
+    let runs = t.matched + t.differed;
+    (runs > 0).then(|| {
+        if t.trusted() {
+            format!("{binary}: libtest's shuffle order was predicted for all {runs} shuffled runs; localization chose its seeds by it")
+        } else {
+            format!(
+                "{binary}: libtest's shuffle order was predicted for {} of {runs} shuffled runs, so not trusted; localization tried seeds",
+                t.matched
+            )
+        }
+    })
 }

@@ -79,7 +79,7 @@ fn decode(bytes: &[u8]) -> Vec<Record> {
 }
 
 /// What one test did in one process.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct Footprint {
     /// Variables it read (`getenv`).
     pub env_read: BTreeSet<String>,

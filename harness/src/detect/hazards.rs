@@ -28,13 +28,15 @@ mod tests {
     fn merges_runs_per_variable() {
         let mk = |changes: Vec<EnvChange>| Observation {
             name: "x".into(),
-            prefix: vec![],
+            prefix: Default::default(),
             outcome: Outcome::Passed,
             metrics: vec![],
             env_changes: changes,
             kind: EvidenceKind::Order,
             seed: None,
             output: String::new(),
+            seq: 0,
+            wall: Default::default(),
         };
         let ch = |n: &str, b: Option<&str>, a: Option<&str>| EnvChange {
             name: n.into(),

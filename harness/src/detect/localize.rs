@@ -12,14 +12,18 @@
 //! Relative order inside a failing prefix is kept, so a cleaner that ran before the polluter in
 //! the original failing run stays before it and cannot mask a bisection step.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap, HashSet};
 
-use super::probe::{Observation, Prober, Purpose};
+use super::libtest_shuffle;
+use super::probe::{Observation, Purpose, SharedProber};
+use super::subject::OrderTarget;
 use crate::errors::Error;
 use crate::model::{Evidence, EvidenceKind};
 
 /// Shuffle seeds tried at most to arrange one libtest probe.
 pub const MAX_SEED_TRIES: usize = 16;
+/// Seeds whose order is predicted, at most, to choose one libtest probe's.
+const PREDICTED_TRIES: usize = 512;
 /// Two-scenario runs that must all show the effect before a culprit is reported.
 pub const CONFIRM_RUNS: usize = 2;
 /// Flipping runs of one target used as starting points, at most.
@@ -41,6 +45,8 @@ pub struct Localized {
     pub evidence: Vec<Evidence>,
     /// Processes spent.
     pub runs: usize,
+    /// `--budget` was spent before the search finished.
+    pub cut: bool,
 }
 
 struct Probe {
@@ -52,27 +58,81 @@ struct Probe {
     crashed: Vec<String>,
 }
 
-/// Runs localization probes through a [`Prober`].
-pub struct Localizer<'p, 'a> {
-    prober: &'p mut Prober<'a>,
+/// A libtest seed and the order it ran a set of names in.
+type SeenOrder = (Option<u64>, Vec<String>);
+
+/// Runs localization probes through a [`SharedProber`] (localizations of several scenarios run
+/// side by side, each on its own `Localizer`).
+pub struct Localizer<'s, 'p, 'a> {
+    prober: &'s SharedProber<'p, 'a>,
     next_seed: u64,
+    /// Every observation of every scenario in the processes run since the last
+    /// [`Localizer::take_seen`]: later verdicts reuse them.
+    seen: Vec<Observation>,
+    /// The budget stopped a probe.
+    cut: bool,
+    /// Processes this localizer ran.
+    runs: usize,
+    /// libtest: the orders seen per set of names and seed (libtest's permutation depends on
+    /// nothing else), so a confirming pair run reuses a seed known to put the culprit first.
+    orders: HashMap<Vec<String>, Vec<SeenOrder>>,
+    /// Seeds are tried, not predicted, for the search under way.
+    unpredicted: bool,
 }
 
-impl<'p, 'a> Localizer<'p, 'a> {
+impl<'s, 'p, 'a> Localizer<'s, 'p, 'a> {
     /// Probes through `prober`; libtest shuffle seeds start from `seed`.
-    pub fn new(prober: &'p mut Prober<'a>, seed: u64) -> Self {
-        Localizer { prober, next_seed: seed }
+    pub fn new(prober: &'s SharedProber<'p, 'a>, seed: u64) -> Self {
+        Localizer {
+            prober,
+            next_seed: seed,
+            seen: Vec::new(),
+            cut: false,
+            runs: 0,
+            orders: HashMap::new(),
+            unpredicted: false,
+        }
     }
 
-    /// The prober, for runs outside a search.
-    pub fn prober(&mut self) -> &mut Prober<'a> {
-        self.prober
+    /// Start the libtest seeds of the next search from `seed` (each scenario's own, so its
+    /// evidence does not depend on which thread localized it).
+    pub fn reseed(&mut self, seed: u64) {
+        self.next_seed = seed;
+    }
+
+    /// The target.
+    pub fn target(&self) -> &'a dyn OrderTarget {
+        self.prober.target()
+    }
+
+    /// Whether the budget is spent.
+    pub fn spent(&self) -> bool {
+        self.prober.spent()
+    }
+
+    /// One localization process, its observations kept for reuse; `None` when the budget is
+    /// spent (nothing ran).
+    pub fn run(&mut self, names: &[String], seed: Option<u64>, kind: EvidenceKind) -> Result<Option<Vec<Observation>>, Error> {
+        let Some(obs) = self.prober.run_once(names, seed, kind, Purpose::Localization)? else {
+            self.cut = true;
+            return Ok(None);
+        };
+        self.runs += 1;
+        self.seen.extend(obs.iter().filter(|o| o.ran()).cloned());
+        Ok(Some(obs))
+    }
+
+    /// The observations of the processes run since the last call.
+    pub fn take_seen(&mut self) -> Vec<Observation> {
+        std::mem::take(&mut self.seen)
     }
 
     /// Find every culprit of `effect` on `target`, starting from its shared observations, then
-    /// the cleaners that mask each.
-    pub fn localize_all(&mut self, target: &str, shared: &[&Observation], effect: Effect) -> Result<Localized, Error> {
-        let before = self.prober.counts.total;
+    /// the cleaners that mask each. `known`: culprits already confirmed for other scenarios; one
+    /// that preceded a flip is confirmed by pair runs first, without a bisection.
+    pub fn localize_all(&mut self, target: &str, shared: &[&Observation], effect: Effect, known: &[String]) -> Result<Localized, Error> {
+        let before = self.runs;
+        self.cut = false;
         let mut out = Localized::default();
         // Scenarios that preceded the target without the effect: not culprits, unless a cleaner
         // masked them, so they are only pruned on a first try that is checked by a run.
@@ -85,15 +145,30 @@ impl<'p, 'a> Localizer<'p, 'a> {
         // Flips that no ordering explains (every scenario before them also preceded the target
         // harmlessly) are most likely noise: try the others first, shortest first.
         sources.sort_by_key(|o| (o.prefix.iter().all(|p| innocent.contains(p)), o.prefix.len()));
+        // A culprit of another scenario that preceded a flip: two pair runs instead of a search.
+        for k in known {
+            // In every flipping run: a culprit of another scenario that merely ran somewhere
+            // before this one is not worth two runs.
+            let before_flip = !sources.is_empty() && sources.iter().all(|o| o.prefix.contains(k));
+            if before_flip
+                && !innocent.contains(k)
+                && !out.culprits.contains(k)
+                && !self.cut
+                && let Some(p) = self.find_one(None, target, vec![k.clone()], true, effect, &mut out.evidence)?
+            {
+                out.culprits.push(p);
+            }
+        }
         for (i, src) in sources.iter().take(MAX_SOURCES).enumerate() {
             if i > 0 && src.prefix.iter().any(|p| out.culprits.contains(p)) {
-                continue; // explained by a culprit already found
+                continue; // explained by a culprit already found (the first flip's other candidates are still searched)
             }
             self.culprits_of(src, target, &innocent, effect, &mut out)?;
         }
         self.culprits_together(&sources, target, &innocent, effect, &mut out)?;
         self.cleaners(shared, target, effect, &mut out)?;
-        out.runs = self.prober.counts.total - before;
+        out.runs = self.runs - before;
+        out.cut = self.cut;
         Ok(out)
     }
 
@@ -142,7 +217,7 @@ impl<'p, 'a> Localizer<'p, 'a> {
         while out.culprits.len() < MAX_CULPRITS {
             let mut extra: Vec<String> = Vec::new();
             for src in sources {
-                for p in &src.prefix {
+                for p in src.prefix.iter() {
                     if !out.culprits.contains(p) && !innocent.contains(p) && !extra.contains(p) {
                         extra.push(p.clone());
                     }
@@ -189,13 +264,35 @@ impl<'p, 'a> Localizer<'p, 'a> {
         &mut self,
         anchor: Option<&str>,
         target: &str,
+        c: Vec<String>,
+        known: bool,
+        effect: Effect,
+        evidence: &mut Vec<Evidence>,
+    ) -> Result<Option<String>, Error> {
+        let found = self.search(anchor, target, c.clone(), known, effect, evidence)?;
+        // A libtest probe arranged by prediction keeps the flipping run's relative order only
+        // as far as a seed allows: a cleaner can land between culprit and target and hide it.
+        // A search that lost a culprit it knew was there is run again with seeds tried.
+        if found.is_none() && known && c.len() > 1 && !self.cut && self.prober.shuffles_predicted() && !self.unpredicted {
+            self.unpredicted = true;
+            let again = self.search(anchor, target, c, known, effect, evidence);
+            self.unpredicted = false;
+            return again;
+        }
+        Ok(found)
+    }
+
+    fn search(
+        &mut self,
+        anchor: Option<&str>,
+        target: &str,
         mut c: Vec<String>,
         mut known: bool,
         effect: Effect,
         evidence: &mut Vec<Evidence>,
     ) -> Result<Option<String>, Error> {
         let bits = (usize::BITS - c.len().leading_zeros()) as usize;
-        let budget = if self.prober.target().honours_order() {
+        let budget = if self.target().honours_order() {
             2 * bits + 4
         } else {
             4 * bits + 8
@@ -215,6 +312,9 @@ impl<'p, 'a> Localizer<'p, 'a> {
             }
             let t: Vec<String> = if known { c[..c.len().div_ceil(2)].to_vec() } else { c.clone() };
             let p = self.probe(anchor, &t, target, evidence)?;
+            if self.cut {
+                return Ok(None);
+            }
             c.retain(|x| !p.crashed.contains(x));
             let Some(obs) = p.target else { continue };
             if p.between.is_empty() {
@@ -237,6 +337,9 @@ impl<'p, 'a> Localizer<'p, 'a> {
         for _ in 0..CONFIRM_RUNS - usize::from(confirmed) {
             confirmed = false;
             let p = self.probe(anchor, std::slice::from_ref(&cand), target, evidence)?;
+            if self.cut {
+                return Ok(None);
+            }
             let ok = p.between == [cand.clone()] && p.target.as_ref().is_some_and(effect);
             if let Some(last) = evidence.last_mut() {
                 last.kind = EvidenceKind::Confirm;
@@ -254,19 +357,61 @@ impl<'p, 'a> Localizer<'p, 'a> {
         Ok(Some(cand))
     }
 
+    /// libtest, once its shuffles are predicted right: the run that puts the most of `t` between
+    /// the anchor and the target (name order when it puts all of them there), chosen without
+    /// running anything. `None`: predictions are not trusted.
+    fn predicted_seed(
+        &mut self,
+        set: &[String],
+        anchor: Option<&str>,
+        (in_t, t_order): (&HashSet<&str>, &[String]),
+        target: &str,
+    ) -> Option<Option<u64>> {
+        if self.unpredicted || !self.prober.shuffles_predicted() {
+            return None;
+        }
+        // First as many of t as possible between anchor and target, then as much of t's own
+        // order (the flipping run's) kept as possible, so a cleaner stays where it was.
+        let rank: HashMap<&str, usize> = t_order.iter().enumerate().map(|(i, n)| (n.as_str(), i)).collect();
+        let m = t_order.len();
+        let score = |order: &[String]| between_count(order, anchor, in_t, target) * (m * m + 1) + agreement(order, &rank);
+        let mut sorted = set.to_vec();
+        sorted.sort();
+        let whole = between_count(&sorted, anchor, in_t, target) == in_t.len();
+        if whole && (m > 64 || agreement(&sorted, &rank) == m * m.saturating_sub(1) / 2) {
+            return Some(None);
+        }
+        // About 20 000 hashed names a probe: a thorough search for small sets, a few tries for big.
+        let tries = (20_000 / set.len().max(1)).clamp(4, PREDICTED_TRIES);
+        let (seed, _) = libtest_shuffle::best_seed(set, self.next_seed, tries, score)?;
+        self.next_seed = self.next_seed.wrapping_add(tries as u64);
+        Some(Some(seed))
+    }
+
     /// Run `anchor`, then `t`, then `target`, as nearly as the target allows.
     fn probe(&mut self, anchor: Option<&str>, t: &[String], target: &str, evidence: &mut Vec<Evidence>) -> Result<Probe, Error> {
+        let in_t: HashSet<&str> = t.iter().map(String::as_str).collect();
         let mut set: Vec<String> = anchor.map(str::to_owned).into_iter().collect();
         set.extend(t.iter().cloned());
         set.push(target.to_owned());
-        let attempts: Vec<Option<u64>> = if self.prober.target().honours_order() {
+        let mut key = set.clone();
+        key.sort();
+        let honours = self.target().honours_order();
+        let attempts: Vec<Option<u64>> = if honours {
             vec![None]
+        } else if let Some(seed) = self.predicted_seed(&set, anchor, (&in_t, t), target) {
+            vec![seed]
         } else {
-            let mut sorted = set.clone();
-            sorted.sort();
             let mut a = Vec::new();
+            // A seed already seen to arrange this very set goes first.
+            let known = self.orders.get(&key).and_then(|seen| {
+                seen.iter()
+                    .find(|(_, order)| arranged_in(order, anchor, &in_t, target))
+                    .map(|(seed, _)| *seed)
+            });
+            a.extend(known);
             // Name order is known in advance: only run it when it puts candidates before the target.
-            if arranged(&sorted, anchor, t, target) {
+            if known.is_none() && arranged(anchor, t, target) {
                 a.push(None);
             }
             a.extend((0..MAX_SEED_TRIES).map(|_| {
@@ -281,8 +426,13 @@ impl<'p, 'a> Localizer<'p, 'a> {
             crashed: vec![],
         };
         for seed in attempts {
-            let obs = self.prober.run_once(&set, seed, EvidenceKind::Localize, Purpose::Localization)?;
+            let Some(obs) = self.run(&set, seed, EvidenceKind::Localize)? else {
+                break;
+            };
             let executed: Vec<String> = obs.iter().filter(|o| o.ran()).map(|o| o.name.clone()).collect();
+            if !honours && executed.len() == set.len() {
+                self.orders.entry(key.clone()).or_default().push((seed, executed.clone()));
+            }
             let tgt = obs.iter().find(|o| o.name == target && o.ran()).cloned();
             let crashed: Vec<String> = obs
                 .iter()
@@ -297,7 +447,7 @@ impl<'p, 'a> Localizer<'p, 'a> {
                         Some(a) => o.prefix.iter().position(|x| x == a).map(|i| i + 1),
                         None => Some(0),
                     };
-                    from.map(|f| o.prefix[f..].iter().filter(|x| t.contains(x)).cloned().collect())
+                    from.map(|f| o.prefix[f..].iter().filter(|x| in_t.contains(x.as_str())).cloned().collect())
                         .unwrap_or_default()
                 }
                 None => vec![],
@@ -325,12 +475,38 @@ impl<'p, 'a> Localizer<'p, 'a> {
     }
 }
 
+/// Pairs of `t` (up to 64 of them) that `order` runs in `t`'s own order (`rank`).
+fn agreement(order: &[String], rank: &HashMap<&str, usize>) -> usize {
+    if rank.len() > 64 {
+        return 0;
+    }
+    let seq: Vec<usize> = order.iter().filter_map(|n| rank.get(n.as_str()).copied()).collect();
+    (0..seq.len()).map(|i| seq[i + 1..].iter().filter(|&&b| b > seq[i]).count()).sum()
+}
+
+/// How many of `t` `order` runs between the anchor (or the start) and the target.
+fn between_count(order: &[String], anchor: Option<&str>, t: &HashSet<&str>, target: &str) -> usize {
+    let Some(tp) = order.iter().position(|x| x == target) else {
+        return 0;
+    };
+    let from = match anchor {
+        Some(a) => match order[..tp].iter().position(|x| x == a) {
+            Some(i) => i + 1,
+            None => return 0,
+        },
+        None => 0,
+    };
+    order[from..tp].iter().filter(|x| t.contains(x.as_str())).count()
+}
+
+/// Whether `order` ran the anchor, then at least one of `t`, then the target.
+fn arranged_in(order: &[String], anchor: Option<&str>, t: &HashSet<&str>, target: &str) -> bool {
+    between_count(order, anchor, t, target) > 0
+}
+
 /// Whether name order runs the anchor, then at least one of `t`, then the target.
-fn arranged(sorted: &[String], anchor: Option<&str>, t: &[String], target: &str) -> bool {
-    let pos = |n: &str| sorted.iter().position(|x| x == n);
-    let tp = pos(target).unwrap_or(0);
-    let ap = anchor.and_then(pos);
-    t.iter().filter_map(|x| pos(x)).any(|p| p < tp && ap.is_none_or(|a| a < p))
+fn arranged(anchor: Option<&str>, t: &[String], target: &str) -> bool {
+    t.iter().any(|x| x.as_str() < target && anchor.is_none_or(|a| a < x.as_str()))
 }
 
 fn confirm_detail(anchor: Option<&str>, culprit: &str, target: &str, outcome: &str) -> String {

@@ -8,6 +8,7 @@
 //! Nothing is said about a pair when either side was never observed (no preload).
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use super::footprint::Footprint;
 use crate::model::{DetectEntry, Mechanism, MechanismKind, OrderVerdict};
@@ -20,7 +21,7 @@ use crate::model::{DetectEntry, Mechanism, MechanismKind, OrderVerdict};
 /// processes (a file name with the process id in it), the one seen most often is reported and
 /// the fix says how many others there were. Pairs never seen in one process fall back to each
 /// side's footprints merged over all runs.
-pub fn attribute(entries: &mut [DetectEntry], processes: &[Vec<(String, Footprint)>]) {
+pub fn attribute(entries: &mut [DetectEntry], processes: &[Vec<(String, Arc<Footprint>)>]) {
     for e in entries.iter_mut() {
         let (victim, culprits) = match e.verdict {
             OrderVerdict::Victim => (true, &e.polluters),
@@ -35,7 +36,7 @@ pub fn attribute(entries: &mut [DetectEntry], processes: &[Vec<(String, Footprin
     }
 }
 
-fn merged(name: &str, processes: &[Vec<(String, Footprint)>]) -> Option<Footprint> {
+fn merged(name: &str, processes: &[Vec<(String, Arc<Footprint>)>]) -> Option<Footprint> {
     let mut all = processes.iter().flatten().filter(|(n, _)| n == name).map(|(_, f)| f).peekable();
     all.peek()?;
     let mut m = Footprint::default();
@@ -43,7 +44,13 @@ fn merged(name: &str, processes: &[Vec<(String, Footprint)>]) -> Option<Footprin
     Some(m)
 }
 
-fn for_culprit(target: &str, culprit: &str, victim: bool, cleaners: &[String], processes: &[Vec<(String, Footprint)>]) -> Vec<Mechanism> {
+fn for_culprit(
+    target: &str,
+    culprit: &str,
+    victim: bool,
+    cleaners: &[String],
+    processes: &[Vec<(String, Arc<Footprint>)>],
+) -> Vec<Mechanism> {
     let mut found: Vec<Vec<Mechanism>> = Vec::new();
     for p in processes {
         let at = |n: &str| p.iter().position(|(x, _)| x == n);
@@ -191,6 +198,7 @@ mod tests {
             value_shifts: vec![],
             reproduce: None,
             mechanism: vec![],
+            would_decide: vec![],
         }
     }
 
@@ -276,11 +284,11 @@ mod tests {
         ];
         es[5].name = "env_vic".into();
         let pairs = ["env", "cwd", "file", "static"];
-        let processes: Vec<Vec<(String, Footprint)>> = pairs
+        let processes: Vec<Vec<(String, Arc<Footprint>)>> = pairs
             .iter()
             .map(|p| {
                 [format!("{p}_pol"), format!("{p}_vic")]
-                    .map(|n| (n.clone(), fps[&n].clone()))
+                    .map(|n| (n.clone(), Arc::new(fps[&n].clone())))
                     .to_vec()
             })
             .collect();
@@ -305,17 +313,17 @@ mod tests {
             vec![
                 (
                     "p".to_owned(),
-                    Footprint {
+                    Arc::new(Footprint {
                         files_left: set(&[path]),
                         ..Default::default()
-                    },
+                    }),
                 ),
                 (
                     "v".to_owned(),
-                    Footprint {
+                    Arc::new(Footprint {
                         files_touched: set(&[path]),
                         ..Default::default()
-                    },
+                    }),
                 ),
             ]
         };

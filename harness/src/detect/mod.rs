@@ -18,16 +18,21 @@
 
 pub(crate) mod classify;
 mod command;
+pub(crate) mod coverage;
 pub(crate) mod footprint;
+pub(crate) mod gather;
 pub(crate) mod hazards;
+pub(crate) mod libtest_shuffle;
 pub(crate) mod localize;
 pub(crate) mod mechanism;
 pub(crate) mod pipeline;
+pub(crate) mod pool;
 pub(crate) mod preload;
 pub(crate) mod probe;
 pub(crate) mod report;
 pub(crate) mod reproduce;
 pub(crate) mod schedule;
+pub(crate) mod settle;
 #[cfg(any(test, feature = "test-support"))]
 pub(crate) mod simulate;
 pub(crate) mod subject;
@@ -45,3 +50,5 @@ pub(crate) use subject::{Exact, Labeled};
 
 #[cfg(test)]
 mod pipeline_tests;
+#[cfg(test)]
+mod schedule_tests;

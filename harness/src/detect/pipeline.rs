@@ -1,19 +1,20 @@
-//! The detect pipeline of one target, in named phases: isolated runs, shared schedules
-//! (continuing after crashes, topped up until every ordered pair was seen), then verdicts,
-//! localization, value shifts and hazards ([`super::verdicts`]) — one [`DetectEntry`] per
-//! scenario. Every process starts through the command's [`Executor`] and is reported on the
-//! event seam.
+//! The detect pipeline of one target, in named phases: isolated runs and shared schedules side
+//! by side ([`super::gather`]: continuing after crashes, topped up until every ordered pair was
+//! seen), then verdicts, localization, value shifts and hazards ([`super::verdicts`]) — one
+//! [`DetectEntry`] per scenario. Every process starts through the command's [`Executor`] and is
+//! reported on the event seam.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
-use std::time::Duration;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use super::classify::{Initial, initial};
-use super::probe::{Observation, PreloadCounts, Prober, Purpose};
-use super::schedule::{
-    DEFAULT_ISOLATED, DEFAULT_SHUFFLES, MAX_COVERAGE_SHUFFLES, MIN_ISOLATED_MEASURE, PairCoverage, Schedule, plan, shuffle_schedule,
-    shuffle_seeds,
-};
+use super::coverage::PairCoverage;
+use super::libtest_shuffle::ShuffleTrust;
+use super::pool::{Slots, Task};
+use super::probe::{Observation, PhaseTime, PreloadCounts, Prober, Purpose};
+use super::schedule::{DEFAULT_ISOLATED, DEFAULT_SHUFFLES, MIN_ISOLATED_MEASURE};
 use super::subject::OrderTarget;
 use super::values::{ALPHA, ShiftTest};
 use super::verdicts::judge_all;
@@ -29,11 +30,12 @@ use crate::stats::benjamini_hochberg;
 /// value by 10x.
 pub const SHIFT_FLOOR_PCT: f64 = 10.0;
 
-/// How much detect runs. Defaults: [`DEFAULT_ISOLATED`] isolated runs per check (at least
-/// [`MIN_ISOLATED_MEASURE`] per measurement), [`DEFAULT_SHUFFLES`] shuffles.
+/// How much detect runs. Defaults: [`DEFAULT_ISOLATED`] isolated run per check up front (at
+/// least [`MIN_ISOLATED_MEASURE`] per measurement), [`DEFAULT_SHUFFLES`] shuffles, one process
+/// per core, no budget.
 #[derive(Debug, Clone)]
 pub struct DetectConfig {
-    /// Isolated runs of each scenario (R).
+    /// Isolated runs of each scenario up front (R); more follow for those that fail or shift.
     pub isolated: usize,
     /// Seeded shuffles on top of the original order and its reverse (K).
     pub shuffles: usize,
@@ -56,6 +58,16 @@ pub struct DetectConfig {
     pub interpose: Option<PathBuf>,
     /// Whether the interposer was asked for (not `--no-interpose`), found or not.
     pub interpose_requested: bool,
+    /// Processes side by side at most, over every target (a target with a measurement runs
+    /// one process at a time).
+    pub jobs: usize,
+    /// `--budget`: no process starts once this much time has passed since the command started.
+    pub budget: Option<Duration>,
+    /// When the budget is spent (set by `run_detect`, or by [`detect`] from `budget`).
+    pub deadline: Option<Instant>,
+    /// A scenario that takes at least this long alone, and longer than all the others together,
+    /// runs in two shared orders (one that runs it last, one first) instead of every shuffle.
+    pub long_test: Duration,
     /// `--counters`: processes holding measurements count them (under valgrind instead of
     /// timing them, so value shifts are judged on counts).
     pub counters: Option<crate::counters::CounterSettings>,
@@ -76,6 +88,10 @@ impl DetectConfig {
             groups_before: 0,
             interpose: None,
             interpose_requested: false,
+            jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            budget: None,
+            deadline: None,
+            long_test: Duration::from_secs(1),
             counters: None,
         }
     }
@@ -94,6 +110,10 @@ pub struct DetectResult {
     pub executions: usize,
     /// Processes started with the interposer preloaded, and how many showed it loaded.
     pub preload: PreloadCounts,
+    /// Processes and times per phase.
+    pub phases: BTreeMap<Purpose, PhaseTime>,
+    /// libtest: shuffled runs whose order was predicted right, and those it was not.
+    pub shuffle: ShuffleTrust,
 }
 
 impl DetectConfig {
@@ -118,10 +138,6 @@ pub(super) struct PendingShift {
     pub culprits: Vec<String>,
 }
 
-/// Phase names, as the progress display shows them.
-pub const PHASE_ISOLATED: &str = "isolated";
-/// Shared schedules.
-pub const PHASE_SHARED: &str = "shared";
 /// Verdicts, localization and value shifts.
 pub const PHASE_VERDICTS: &str = "verdicts";
 
@@ -129,8 +145,18 @@ pub const PHASE_VERDICTS: &str = "verdicts";
 pub(super) struct GroupRuns {
     pub names: Vec<String>,
     pub kinds: BTreeMap<String, ScenarioKind>,
+    /// Runs alone.
     pub iso: BTreeMap<String, Vec<Observation>>,
+    /// Runs in a shared process: the schedules, and localization's runs of several scenarios.
     pub shared: BTreeMap<String, Vec<Observation>>,
+    /// The budget was spent before the first two phases finished.
+    pub cut: bool,
+    /// Processes of the first two phases the budget left unstarted.
+    pub unrun: Vec<Task>,
+    /// Which ordered pairs the shared orders showed.
+    pub coverage: Option<PairCoverage>,
+    /// Timed out somewhere in the first two phases (left out of later shared orders).
+    pub hung: BTreeSet<String>,
 }
 
 impl GroupRuns {
@@ -142,6 +168,10 @@ impl GroupRuns {
             shared: iso.clone(),
             iso,
             names,
+            cut: false,
+            unrun: Vec::new(),
+            coverage: None,
+            hung: BTreeSet::new(),
         }
     }
 
@@ -150,7 +180,7 @@ impl GroupRuns {
     }
 
     /// Isolated runs a scenario gets up front: more for a measurement, whose values need them.
-    fn isolated_reps(&self, name: &str, cfg: &DetectConfig) -> usize {
+    pub fn isolated_reps(&self, name: &str, cfg: &DetectConfig) -> usize {
         if self.is_measure(name) {
             cfg.isolated.max(MIN_ISOLATED_MEASURE)
         } else {
@@ -158,19 +188,31 @@ impl GroupRuns {
         }
     }
 
-    /// A scenario that hangs alone every time would cost a full timeout in each schedule.
-    fn hangs(&self, name: &str) -> bool {
-        let o = &self.iso[name];
-        !o.is_empty() && o.iter().all(|o| o.outcome.status() == Status::TimedOut)
-    }
-
     /// A scenario that ends its process every time alone (a crasher) can precede nothing in
     /// one process.
-    fn ends_process(&self, name: &str) -> bool {
+    pub fn ends_process(&self, name: &str) -> bool {
         let o = &self.iso[name];
-        !o.is_empty()
-            && o.iter()
-                .all(|o| o.failed() && !matches!(o.outcome, crate::model::Outcome::Failed { .. }))
+        !o.is_empty() && o.iter().all(Observation::ended_process)
+    }
+
+    /// Observations in the order their processes were prepared: processes that ran side by side
+    /// finish in any order, and nothing downstream may depend on which finished first.
+    pub fn sort_by_process(&mut self) {
+        for v in self.iso.values_mut().chain(self.shared.values_mut()) {
+            v.sort_by_key(|o| o.seq);
+        }
+    }
+
+    /// Keep what a localization or confirmation process of several scenarios showed about each.
+    pub fn absorb(&mut self, observations: Vec<Observation>) {
+        for o in observations {
+            if o.ran()
+                && matches!(o.kind, EvidenceKind::Localize | EvidenceKind::Confirm)
+                && let Some(v) = self.shared.get_mut(&o.name)
+            {
+                v.push(o);
+            }
+        }
     }
 }
 
@@ -185,17 +227,42 @@ pub fn detect(
     executor: &mut Executor,
     events: &mut dyn Reporter,
 ) -> Result<DetectResult, Error> {
+    let mut cfg = cfg.clone();
+    if cfg.deadline.is_none() {
+        cfg.deadline = cfg.budget.map(|b| Instant::now() + b);
+    }
+    detect_with(target, selected, &cfg, executor, events, &Arc::new(Slots::new(cfg.jobs)))
+}
+
+/// [`detect`] holding `slots` (shared by every target of the command) for each process.
+pub(super) fn detect_with(
+    target: &dyn OrderTarget,
+    selected: &[Listed],
+    cfg: &DetectConfig,
+    executor: &mut Executor,
+    events: &mut dyn Reporter,
+    slots: &Arc<Slots>,
+) -> Result<DetectResult, Error> {
     let mut groups: BTreeMap<&BTreeMap<String, String>, Vec<&Listed>> = BTreeMap::new();
     for l in selected {
         groups.entry(&l.env).or_default().push(l);
     }
+    // A measurement runs alone: nothing beside it, so its values are not another process's.
+    let workers = if selected.iter().any(|l| l.kind == ScenarioKind::Measure) {
+        1
+    } else {
+        cfg.jobs
+    };
     let mut out = DetectResult::default();
     let mut pending = Vec::new();
     for (i, group) in groups.into_values().enumerate() {
         if cfg.partition.is_some_and(|p| (cfg.groups_before + i) % p.count != p.index - 1) {
             continue;
         }
-        let mut prober = Prober::new(target, &group, cfg.timeout, executor, events).with_interpose(cfg.interpose.clone());
+        let mut prober = Prober::new(target, &group, cfg.timeout, executor, events)
+            .with_interpose(cfg.interpose.clone())
+            .with_workers(workers, Arc::clone(slots))
+            .with_deadline(cfg.deadline);
         let group_seed = cfg.seed.wrapping_add(i as u64);
         detect_group(&mut prober, &group, cfg, group_seed, &mut out, &mut pending)?;
         let c = &prober.counts;
@@ -206,6 +273,11 @@ pub fn detect(
         out.executions += prober.executions;
         out.preload.tried += prober.preload.tried;
         out.preload.loaded += prober.preload.loaded;
+        out.shuffle.matched += prober.shuffle.matched;
+        out.shuffle.differed += prober.shuffle.differed;
+        for (purpose, t) in &prober.phases {
+            out.phases.entry(*purpose).or_default().merge(t);
+        }
     }
     adjust_value_shifts(&mut out.entries, pending);
     // Listing order across env groups.
@@ -235,7 +307,7 @@ fn adjust_value_shifts(entries: &mut [DetectEntry], pending: Vec<PendingShift>) 
     }
 }
 
-/// One env group, in three phases: isolated runs, shared schedules, verdicts.
+/// One env group, in three phases: isolated runs beside shared schedules, then verdicts.
 fn detect_group(
     prober: &mut Prober<'_>,
     group: &[&Listed],
@@ -245,8 +317,7 @@ fn detect_group(
     pending: &mut Vec<PendingShift>,
 ) -> Result<(), Error> {
     let mut runs = GroupRuns::new(group);
-    isolated_phase(prober, &mut runs, cfg)?;
-    shared_phase(prober, &mut runs, cfg, seed, &mut out.schedules)?;
+    out.schedules.extend(super::gather::gather(prober, &mut runs, cfg, seed)?);
     prober.phase_started(PHASE_VERDICTS, 0)?;
     let first = out.entries.len();
     let mut entries = judge_all(prober, &mut runs, seed, first, pending)?;
@@ -255,81 +326,11 @@ fn detect_group(
     prober.phase_finished(PHASE_VERDICTS)
 }
 
-/// 1. Isolated runs: the trusted reference, round-robin over the scenarios.
-fn isolated_phase(prober: &mut Prober<'_>, runs: &mut GroupRuns, cfg: &DetectConfig) -> Result<(), Error> {
-    let reps: Vec<usize> = runs.names.iter().map(|n| runs.isolated_reps(n, cfg)).collect();
-    prober.phase_started(PHASE_ISOLATED, reps.iter().sum())?;
-    let most = reps.iter().copied().max().unwrap_or(0);
-    for rep in 0..most {
-        for (i, name) in runs.names.iter().enumerate() {
-            if reps[i] > rep {
-                run_isolated(prober, name, &mut runs.iso)?;
-            }
-        }
-    }
-    prober.phase_finished(PHASE_ISOLATED)
-}
-
-/// 2. Shared schedules: the original order, its reverse and shuffles, continuing after a crash
-///    and topped up until every ordered pair was seen (bounded). A scenario that hangs alone is
-///    left out (its verdict is `fail` from isolated runs); pairs a crasher would start are not
-///    asked of the coverage.
-fn shared_phase(
-    prober: &mut Prober<'_>,
-    runs: &mut GroupRuns,
-    cfg: &DetectConfig,
-    seed: u64,
-    records: &mut Vec<ScheduleRecord>,
-) -> Result<(), Error> {
-    let honours = prober.target().honours_order();
-    let in_shared: Vec<String> = runs.names.iter().filter(|n| !runs.hangs(n)).cloned().collect();
-    let enders: Vec<String> = in_shared.iter().filter(|n| runs.ends_process(n)).cloned().collect();
-    let mut coverage = PairCoverage::new(&in_shared);
-    coverage.exclude_first(&enders);
-    let mut schedules: Vec<Schedule> = if in_shared.len() > 1 {
-        plan(&in_shared, honours, seed, cfg.shuffles)
-    } else {
-        vec![]
-    };
-    prober.phase_started(PHASE_SHARED, schedules.len())?;
-    let mut extra = 0;
-    let mut i = 0;
-    while i < schedules.len() {
-        let s = schedules[i].clone();
-        let (obs, _) = prober.run_schedule(&s.order, s.seed.filter(|_| !honours), s.kind)?;
-        records.push(ScheduleRecord {
-            kind: s.kind_name().to_owned(),
-            seed: s.seed,
-            order: obs.iter().map(|o| o.name.clone()).collect(),
-            binary: None,
-        });
-        for mut o in obs {
-            o.seed = s.seed;
-            coverage.add_prefix(&o.prefix, &o.name);
-            if let Some(v) = runs.shared.get_mut(&o.name) {
-                v.push(o);
-            }
-        }
-        i += 1;
-        // Top up: a crash splits a schedule into processes, and libtest has no reverse, so some
-        // ordered pairs may be unseen; add shuffles until every one was seen (bounded).
-        if i == schedules.len() && coverage.missing() > 0 && extra < MAX_COVERAGE_SHUFFLES {
-            let s = shuffle_seeds(seed, 1, cfg.shuffles + extra)[0];
-            schedules.push(shuffle_schedule(&in_shared, s, honours));
-            extra += 1;
-        }
-    }
-    prober.phase_finished(PHASE_SHARED)
-}
-
 pub(super) fn classify(iso: &[Observation], shared: &[Observation]) -> Initial {
     initial(&iso.iter().collect::<Vec<_>>(), &shared.iter().collect::<Vec<_>>())
 }
 
-pub(super) fn run_isolated(prober: &mut Prober<'_>, name: &str, iso: &mut BTreeMap<String, Vec<Observation>>) -> Result<(), Error> {
-    let obs = prober.run_once(&[name.to_owned()], None, EvidenceKind::Isolated, Purpose::Isolated)?;
-    if let (Some(o), Some(v)) = (obs.into_iter().find(|o| o.name == name), iso.get_mut(name)) {
-        v.push(o);
-    }
-    Ok(())
+/// Whether a scenario timed out in every run alone (it then needs no more runs to be `fail`).
+pub(super) fn hangs_alone(iso: &[Observation]) -> bool {
+    !iso.is_empty() && iso.iter().all(|o| o.outcome.status() == Status::TimedOut)
 }

@@ -55,10 +55,17 @@ fn planted() -> (Vec<SimScenario>, Model) {
     (scenarios, model)
 }
 
+/// One process at a time: a simulated target draws its flakiness from one seeded stream, which
+/// processes side by side would consume in any order.
 fn run(target: &dyn OrderTarget, seed: u64, shuffles: usize) -> DetectResult {
+    run_with(target, seed, shuffles, 1)
+}
+
+fn run_with(target: &dyn OrderTarget, seed: u64, shuffles: usize, jobs: usize) -> DetectResult {
     let listed = target.list().unwrap();
     let mut cfg = DetectConfig::new(seed, PathBuf::from("/nonexistent"));
     cfg.shuffles = shuffles;
+    cfg.jobs = jobs;
     detect(target, &listed, &cfg, &mut cfg.executor(), &mut crate::events::Reporters::new()).unwrap()
 }
 
@@ -135,6 +142,13 @@ fn libtest_like_target_matches_the_model_over_seeds() {
         let target = SimTarget::new(scenarios, false, seed * 104_729);
         let r = run(&target, seed, 12);
         check_model(&r, &model, &format!("libtest seed {seed}"));
+        assert!(r.shuffle.trusted(), "{:?}", r.shuffle);
+        // A binary whose shuffles are not libtest's: predictions fail, seeds are tried instead.
+        let (scenarios, _) = planted();
+        let foreign = SimTarget::new(scenarios, false, seed * 104_729).shuffling_unlike_libtest();
+        let f = run(&foreign, seed, 12);
+        check_model(&f, &model, &format!("foreign shuffle seed {seed}"));
+        assert!(!f.shuffle.trusted() && f.shuffle.differed > 0, "{:?}", f.shuffle);
     }
 }
 
@@ -203,8 +217,22 @@ fn run_detect_reports_every_process_phase_and_finding_on_the_seam() {
     assert_eq!(count("done "), found.run.runs.total);
     assert_eq!(count("start "), found.run.runs.total);
     assert_eq!(count("finding"), model.len());
+    // Isolated runs and shared orders are one pool (both phases start before any process);
+    // the extra isolated runs of scenarios that failed somewhere are part of the verdicts.
     let phases: Vec<&str> = rec.seen.iter().filter(|e| e.starts_with("phase ")).map(String::as_str).collect();
-    assert_eq!(phases.len(), 3, "{phases:?}");
+    assert_eq!(phases.len(), 4, "{phases:?}");
     assert!(phases[0].starts_with("phase isolated ") && phases[1].starts_with("phase shared ") && phases[2] == "phase verdicts 0");
+    assert!(phases[3].starts_with("phase extra_isolated "), "{phases:?}");
+    let first_process = rec.seen.iter().position(|e| e.starts_with("start ")).unwrap();
+    let shared_started = rec.seen.iter().position(|e| e.starts_with("phase shared")).unwrap();
+    assert!(shared_started < first_process);
+    // Every process is attributed to its phase, and detect-run.json counts them per phase.
+    assert_eq!(count("in "), found.run.runs.total);
+    let per_phase: usize = found.run.phases.iter().map(|p| p.processes).sum();
+    assert_eq!(per_phase, found.run.runs.total);
+    let phase_names: Vec<&str> = found.run.phases.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(phase_names, ["isolated", "shared", "extra_isolated", "localization"]);
+    // One run alone each up front, five for the one measurement (its interval needs them).
+    assert_eq!(count("in isolated"), 16 + 5);
     assert!(found.found_anything());
 }

@@ -1,19 +1,67 @@
 //! `Prober`: runs scenarios in shared or isolated processes for detect (through the shared
-//! [`Executor`], like every process of every command), continues a shared
-//! order after a crash, and counts the processes it spends; [`Observation`] is one scenario's
-//! result together with the order that preceded it in its process.
+//! [`Executor`], like every process of every command), continues a shared order after a crash,
+//! counts the processes it spends per [`Purpose`] and the time each phase took; [`Observation`]
+//! is one scenario's result together with the order that preceded it in its process. Processes
+//! run side by side: a pool of them ([`super::pool`]), or one at a time per thread
+//! ([`SharedProber`], localizations of several scenarios at once).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
+use std::ops::Deref;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use super::footprint::{Footprint, split};
+use super::libtest_shuffle::ShuffleTrust;
+use super::pool::Slots;
 use super::preload;
 use super::subject::OrderTarget;
 use crate::errors::Error;
 use crate::events::{Reporter, RunEvent};
-use crate::execute::{Executor, JobScenario, ProcessJob};
-use crate::model::{EnvChange, EvidenceKind, Listed, MetricSample, Outcome, RunCounts, ScenarioKind, Status};
+use crate::execute::{Executor, JobScenario, Launch, ProcessJob};
+use crate::model::{EnvChange, EvidenceKind, Listed, MetricSample, Outcome, RunCounts, RunRecord, ScenarioKind, Status};
+
+/// What ran before a scenario in its process: a view into the process's executed order, shared
+/// by every observation of that process (a shared run of n scenarios holds one order, not n
+/// copies of its prefixes).
+#[derive(Debug, Clone, Default)]
+pub struct Prefix {
+    order: Option<Arc<[String]>>,
+    len: usize,
+}
+
+impl Prefix {
+    /// The first `len` names of `order`.
+    pub fn of(order: &Arc<[String]>, len: usize) -> Self {
+        Prefix {
+            order: Some(Arc::clone(order)),
+            len,
+        }
+    }
+}
+
+impl Deref for Prefix {
+    type Target = [String];
+    fn deref(&self) -> &[String] {
+        self.order.as_deref().map_or(&[], |o| &o[..self.len])
+    }
+}
+
+impl PartialEq for Prefix {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl From<Vec<String>> for Prefix {
+    fn from(v: Vec<String>) -> Self {
+        let len = v.len();
+        Prefix {
+            order: Some(v.into()),
+            len,
+        }
+    }
+}
 
 /// One scenario's result in one process, with what ran before it there.
 #[derive(Debug, Clone, PartialEq)]
@@ -21,7 +69,7 @@ pub struct Observation {
     /// The scenario.
     pub name: String,
     /// Scenarios that ran before it in the same process, in order.
-    pub prefix: Vec<String>,
+    pub prefix: Prefix,
     /// How it ended.
     pub outcome: Outcome,
     /// Metrics it reported.
@@ -34,6 +82,11 @@ pub struct Observation {
     pub seed: Option<u64>,
     /// The tail of the process's stderr, kept for a scenario that ended its process.
     pub output: String,
+    /// The order its process was asked for in (processes are numbered as they are prepared), so
+    /// observations gathered by processes run side by side can be put back in a fixed order.
+    pub seq: usize,
+    /// Wall time of its whole process (alone: how long the scenario takes).
+    pub wall: Duration,
 }
 
 impl Observation {
@@ -45,6 +98,11 @@ impl Observation {
     /// Did not pass (skips and not-run excluded).
     pub fn failed(&self) -> bool {
         self.outcome.is_failure()
+    }
+
+    /// Ended its process: a crash, a timeout or a silent exit (not a failed assertion).
+    pub fn ended_process(&self) -> bool {
+        self.ran() && self.failed() && !matches!(self.outcome, Outcome::Failed { .. })
     }
 
     /// What evidence keeps of a failure: the outcome's message and, after a crash, stderr's tail.
@@ -59,21 +117,90 @@ impl Observation {
 
     /// The order up to and including this scenario.
     pub fn order(&self) -> Vec<String> {
-        let mut o = self.prefix.clone();
+        let mut o = self.prefix.to_vec();
         o.push(self.name.clone());
         o
     }
 }
 
-/// What a process is spent on, for [`RunCounts`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What a process is spent on, for [`RunCounts`] and the phases of `detect-run.json`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Purpose {
-    /// One scenario alone.
+    /// One scenario alone, up front.
     Isolated,
     /// A schedule.
     Shared,
+    /// One scenario alone again: it failed or shifted somewhere.
+    ExtraIsolated,
     /// Localization and confirmation.
     Localization,
+}
+
+impl Purpose {
+    /// The phase name, as the progress display and `detect-run.json` show it.
+    pub fn phase(self) -> &'static str {
+        match self {
+            Purpose::Isolated => "isolated",
+            Purpose::Shared => "shared",
+            Purpose::ExtraIsolated => "extra_isolated",
+            Purpose::Localization => "localization",
+        }
+    }
+}
+
+/// Processes and times of one phase of one target, for `detect-run.json`'s `phases`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PhaseTime {
+    /// Processes started.
+    pub processes: usize,
+    /// Scenario executions in them.
+    pub executions: usize,
+    /// First process start.
+    pub first: Option<Instant>,
+    /// Last process end.
+    pub last: Option<Instant>,
+    /// Sum of the processes' wall times.
+    pub process_time: Duration,
+}
+
+impl PhaseTime {
+    /// Add another target's (or env group's) processes of the same phase.
+    pub fn merge(&mut self, o: &PhaseTime) {
+        self.processes += o.processes;
+        self.executions += o.executions;
+        self.first = match (self.first, o.first) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        self.last = self.last.max(o.last);
+        self.process_time += o.process_time;
+    }
+}
+
+/// A process prepared on the prober's thread, to be run anywhere.
+pub struct Prepared {
+    /// The process to start.
+    pub launch: Launch,
+    /// What [`Prober::finish`] needs back.
+    pub meta: ProcessMeta,
+}
+
+/// What a prepared process was for.
+#[derive(Debug, Clone)]
+pub struct ProcessMeta {
+    seed: Option<u64>,
+    kind: EvidenceKind,
+    purpose: Purpose,
+    records_file: Option<PathBuf>,
+    started: Instant,
+    seq: usize,
+}
+
+impl ProcessMeta {
+    /// The libtest shuffle seed the process runs under.
+    pub fn seed(&self) -> Option<u64> {
+        self.seed
+    }
 }
 
 /// Runs processes against one universe of scenarios (one binary, one env group) through the
@@ -94,10 +221,24 @@ pub struct Prober<'a> {
     pub executions: usize,
     /// The interposer library preloaded into every process, if any.
     interpose: Option<PathBuf>,
-    /// What each scenario did to env, cwd and files: per observed process, in run order.
-    pub footprints: Vec<Vec<(String, Footprint)>>,
+    /// What each scenario did to env, cwd and files: per observed process, in run order. Equal
+    /// footprints are one allocation ([`Prober::observe`]): most tests of a shared run of
+    /// thousands leave the same one.
+    pub footprints: Vec<Vec<(String, Arc<Footprint>)>>,
+    distinct: HashSet<Arc<Footprint>>,
     /// Processes started with the preload, and how many of them showed it loaded.
     pub preload: PreloadCounts,
+    /// Processes side by side at most (1 where a measurement must run alone).
+    pub(super) workers: usize,
+    /// Process slots shared by every target of the command.
+    pub(super) slots: Arc<Slots>,
+    /// `--budget`: no process starts after this.
+    deadline: Option<Instant>,
+    /// Per phase.
+    pub phases: BTreeMap<Purpose, PhaseTime>,
+    next_seq: usize,
+    /// libtest: whether its shuffles were predicted right so far.
+    pub shuffle: ShuffleTrust,
 }
 
 /// How the preload fared.
@@ -111,7 +252,8 @@ pub struct PreloadCounts {
 
 impl<'a> Prober<'a> {
     /// A prober for `group` (one env): its processes start with that env, are killed after
-    /// `timeout`, start through `executor` and are reported to `events`.
+    /// `timeout`, start through `executor` and are reported to `events`; one at a time until
+    /// [`Prober::with_workers`] says otherwise.
     pub fn new(
         target: &'a dyn OrderTarget,
         group: &[&Listed],
@@ -132,7 +274,14 @@ impl<'a> Prober<'a> {
             executions: 0,
             interpose: None,
             footprints: Vec::new(),
+            distinct: HashSet::new(),
             preload: PreloadCounts::default(),
+            workers: 1,
+            slots: Arc::new(Slots::new(1)),
+            deadline: None,
+            phases: BTreeMap::new(),
+            next_seq: 0,
+            shuffle: ShuffleTrust::default(),
         }
     }
 
@@ -140,6 +289,25 @@ impl<'a> Prober<'a> {
     pub fn with_interpose(mut self, lib: Option<PathBuf>) -> Self {
         self.interpose = lib;
         self
+    }
+
+    /// Run up to `workers` processes side by side, each holding one of `slots` (shared by the
+    /// command's targets, so they never run more processes than it allows in all).
+    pub fn with_workers(mut self, workers: usize, slots: Arc<Slots>) -> Self {
+        self.workers = workers.max(1);
+        self.slots = slots;
+        self
+    }
+
+    /// Start no process after `deadline` (`--budget`).
+    pub fn with_deadline(mut self, deadline: Option<Instant>) -> Self {
+        self.deadline = deadline;
+        self
+    }
+
+    /// Whether the budget is spent: no more processes may start.
+    pub fn spent(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d)
     }
 
     /// The target.
@@ -157,15 +325,15 @@ impl<'a> Prober<'a> {
         self.events.on_event(&RunEvent::PhaseFinished { name })
     }
 
-    /// One process running `names` (in this order, or under `seed` for libtest). Results come
-    /// back in the order they ran; scenarios that never started are `not_run`, last.
-    pub fn run_once(
-        &mut self,
-        names: &[String],
-        seed: Option<u64>,
-        kind: EvidenceKind,
-        purpose: Purpose,
-    ) -> Result<Vec<Observation>, Error> {
+    /// Tell the reporters more processes are planned.
+    pub fn planned(&mut self, added: usize) -> Result<(), Error> {
+        self.events.on_event(&RunEvent::Planned { added })
+    }
+
+    /// Number, build and announce one process running `names` (in this order, or under `seed`
+    /// for libtest); it runs wherever [`Prepared::launch`] is run, and comes back through
+    /// [`Prober::finish`].
+    pub fn prepare(&mut self, names: &[String], seed: Option<u64>, kind: EvidenceKind, purpose: Purpose) -> Result<Prepared, Error> {
         let scenarios = names
             .iter()
             .map(|n| {
@@ -187,55 +355,65 @@ impl<'a> Prober<'a> {
             timeout: self.timeout,
             counted,
         };
-        let target = self.target;
+        let mut launch = self.executor.prepare(job);
         // The preload goes into the request only, so the recorded env stays the scenario's own.
-        let (lib, mut records_file) = (self.interpose.clone(), None);
-        let records = self.executor.run(job, &mut *self.events, |req| match lib {
-            Some(lib) => {
-                let mut req = req.clone();
-                let file = req.scratch.join(format!("{}.rec", req.id));
-                preload::add_to(&mut req.env, &lib, &file);
-                records_file = Some(file);
-                target.run_seeded(&req, seed)
-            }
-            None => target.run_seeded(req, seed),
-        })?;
+        let records_file = self.interpose.clone().map(|lib| {
+            let file = launch.request.scratch.join(format!("{}.rec", launch.request.id));
+            preload::add_to(&mut launch.request.env, &lib, &file);
+            file
+        });
+        launch.announce(&mut *self.events)?;
+        self.next_seq += 1;
+        Ok(Prepared {
+            launch,
+            meta: ProcessMeta {
+                seed,
+                kind,
+                purpose,
+                records_file,
+                started: Instant::now(),
+                seq: self.next_seq,
+            },
+        })
+    }
+
+    /// Run a prepared process here and now (any thread): its records.
+    pub fn execute(target: &dyn OrderTarget, launch: Launch, seed: Option<u64>) -> Vec<RunRecord> {
+        launch.run(|req| target.run_seeded(req, seed))
+    }
+
+    /// Take a finished process back: report it, count it, and turn its records into
+    /// observations (in the order the scenarios ran; `not_run` last).
+    pub fn finish(&mut self, meta: ProcessMeta, records: Vec<RunRecord>) -> Result<Vec<Observation>, Error> {
+        self.events.on_event(&RunEvent::ProcessFinished { records: &records })?;
+        let purpose = meta.purpose;
+        self.events.on_event(&RunEvent::PhaseProcess { name: purpose.phase() })?;
         match purpose {
-            Purpose::Isolated => self.counts.isolated += 1,
+            Purpose::Isolated | Purpose::ExtraIsolated => self.counts.isolated += 1,
             Purpose::Shared => self.counts.shared += 1,
             Purpose::Localization => self.counts.localization += 1,
         }
         self.counts.total += 1;
-        let mut prefix = Vec::new();
-        let mut out = Vec::with_capacity(records.len());
-        for r in records {
-            let ran = r.outcome.status() != Status::NotRun;
-            let output = if ran && r.outcome.is_failure() && !matches!(r.outcome, Outcome::Failed { .. }) {
-                tail(&r.stderr, STDERR_TAIL)
-            } else {
-                String::new()
-            };
-            if ran {
-                self.executions += 1;
-            }
-            out.push(Observation {
-                name: r.scenario.clone(),
-                prefix: if ran { prefix.clone() } else { Vec::new() },
-                outcome: r.outcome,
-                metrics: r.metrics,
-                env_changes: r.env_changes,
-                kind,
-                seed,
-                output,
-            });
-            if ran {
-                prefix.push(r.scenario);
-            }
+        let ran_count = records.iter().filter(|r| r.outcome.status() != Status::NotRun).count();
+        let phase = self.phases.entry(purpose).or_default();
+        phase.processes += 1;
+        phase.executions += ran_count;
+        phase.first = Some(phase.first.map_or(meta.started, |f| f.min(meta.started)));
+        phase.last = Some(Instant::now());
+        phase.process_time += Duration::from_nanos(records.first().map_or(0, |r| r.wall_ns));
+        self.executions += ran_count;
+        if let Some(seed) = meta.seed.filter(|_| !self.target.honours_order())
+            && ran_count == records.len()
+        {
+            // Every name ran: the records are the executed order of the whole set asked for.
+            let executed: Vec<String> = records.iter().map(|r| r.scenario.clone()).collect();
+            self.shuffle.check(&executed, seed, &executed);
         }
+        let out = observations(records, &meta);
         if self.interpose.is_some() {
             self.preload.tried += 1;
-            if let Some(file) = records_file {
-                self.observe(&file, &out);
+            if let Some(file) = &meta.records_file {
+                self.observe(file, &out);
             }
         }
         Ok(out)
@@ -264,36 +442,120 @@ impl<'a> Prober<'a> {
                     (var, None) => drop(fp.env_unset.insert(var.to_owned())),
                 }
             }
-            process.push((o.name.clone(), fp));
+            let shared = match self.distinct.get(&fp) {
+                Some(same) => Arc::clone(same),
+                None => {
+                    let new = Arc::new(fp);
+                    self.distinct.insert(Arc::clone(&new));
+                    new
+                }
+            };
+            process.push((o.name.clone(), shared));
         }
         self.footprints.push(process);
     }
+}
 
-    /// Run a whole schedule: when a scenario ends the process (crash, timeout, silent exit),
-    /// the rest of the order continues in a new process, so one crasher hides no verdicts.
-    /// Returns every observation (none `not_run`) and the number of processes used.
-    pub fn run_schedule(&mut self, names: &[String], seed: Option<u64>, kind: EvidenceKind) -> Result<(Vec<Observation>, usize), Error> {
-        let mut remaining: Vec<String> = names.to_vec();
-        let mut all = Vec::new();
-        let mut processes = 0;
-        while !remaining.is_empty() {
-            let obs = self.run_once(&remaining, seed, kind, Purpose::Shared)?;
-            processes += 1;
-            let (ran, not_run): (Vec<Observation>, Vec<Observation>) = obs.into_iter().partition(Observation::ran);
-            if ran.is_empty() {
-                break; // no progress: nothing started at all
-            }
-            // Keep the requested relative order for the remainder (exact-order targets).
-            let left: Vec<String> = remaining
-                .iter()
-                .filter(|n| not_run.iter().any(|o| &o.name == *n))
-                .cloned()
-                .collect();
-            all.extend(ran);
-            remaining = left;
+/// A [`Prober`] that several threads use at once, each running one process at a time (the
+/// localizations of several scenarios side by side): preparing and taking back a process hold
+/// the lock, the process itself runs without it, holding one of the command's slots.
+pub struct SharedProber<'p, 'a> {
+    inner: Mutex<&'p mut Prober<'a>>,
+    target: &'a dyn OrderTarget,
+    slots: Arc<Slots>,
+}
+
+impl<'p, 'a> SharedProber<'p, 'a> {
+    /// Share `prober`.
+    pub fn new(prober: &'p mut Prober<'a>) -> Self {
+        SharedProber {
+            target: prober.target,
+            slots: Arc::clone(&prober.slots),
+            inner: Mutex::new(prober),
         }
-        Ok((all, processes))
     }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, &'p mut Prober<'a>> {
+        // A poisoned lock means another thread panicked, which the scope re-raises anyway.
+        self.inner.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The target.
+    pub fn target(&self) -> &'a dyn OrderTarget {
+        self.target
+    }
+
+    /// Whether the budget is spent.
+    pub fn spent(&self) -> bool {
+        self.lock().spent()
+    }
+
+    /// Whether this libtest binary's shuffles are predicted right.
+    pub fn shuffles_predicted(&self) -> bool {
+        self.lock().shuffle.trusted()
+    }
+
+    /// One process running `names`; `None` when the budget is spent (nothing ran).
+    pub fn run_once(
+        &self,
+        names: &[String],
+        seed: Option<u64>,
+        kind: EvidenceKind,
+        purpose: Purpose,
+    ) -> Result<Option<Vec<Observation>>, Error> {
+        if self.spent() {
+            return Ok(None);
+        }
+        let slot = self.slots.acquire();
+        let Prepared { launch, meta } = self.lock().prepare(names, seed, kind, purpose)?;
+        let records = Prober::execute(self.target, launch, seed);
+        drop(slot);
+        self.lock().finish(meta, records).map(Some)
+    }
+}
+
+/// Split a shared process's observations into those that ran and the names left to continue
+/// with, in the relative order `asked` gave them (exact-order targets keep it).
+pub fn split_ran(obs: Vec<Observation>, asked: &[String]) -> (Vec<Observation>, Vec<String>) {
+    let (ran, not_run): (Vec<Observation>, Vec<Observation>) = obs.into_iter().partition(Observation::ran);
+    let not_run: std::collections::HashSet<&str> = not_run.iter().map(|o| o.name.as_str()).collect();
+    let left = asked.iter().filter(|n| not_run.contains(n.as_str())).cloned().collect();
+    (ran, left)
+}
+
+/// One observation per record, each with the executed order before it.
+fn observations(records: Vec<RunRecord>, meta: &ProcessMeta) -> Vec<Observation> {
+    let executed: Arc<[String]> = records
+        .iter()
+        .filter(|r| r.outcome.status() != Status::NotRun)
+        .map(|r| r.scenario.clone())
+        .collect();
+    let mut at = 0;
+    let mut out = Vec::with_capacity(records.len());
+    for r in records {
+        let ran = r.outcome.status() != Status::NotRun;
+        let output = if ran && r.outcome.is_failure() && !matches!(r.outcome, Outcome::Failed { .. }) {
+            tail(&r.stderr, STDERR_TAIL)
+        } else {
+            String::new()
+        };
+        out.push(Observation {
+            name: r.scenario,
+            prefix: if ran { Prefix::of(&executed, at) } else { Prefix::default() },
+            outcome: r.outcome,
+            metrics: r.metrics,
+            env_changes: r.env_changes,
+            kind: meta.kind,
+            seed: meta.seed,
+            output,
+            seq: meta.seq,
+            wall: Duration::from_nanos(r.wall_ns),
+        });
+        if ran {
+            at += 1;
+        }
+    }
+    out
 }
 
 /// Bytes of stderr kept with a crashed scenario's evidence.

@@ -109,6 +109,9 @@ pub fn write_summary(w: &mut dyn Write, entries: &[DetectEntry], run: &DetectRun
         if let Some(r) = &e.reproduce {
             writeln!(w, "  {:<8} {r}", "")?;
         }
+        for d in &e.would_decide {
+            writeln!(w, "  {:<8} would decide: {}", "", d.detail)?;
+        }
         for m in &e.mechanism {
             writeln!(
                 w,
@@ -125,9 +128,13 @@ pub fn write_summary(w: &mut dyn Write, entries: &[DetectEntry], run: &DetectRun
             writeln!(w, "  {:<8} {label}  changes {}", "hazard", vars.join(", "))?;
         }
     }
+    let unknown = match count(OrderVerdict::Unknown) {
+        0 => String::new(),
+        n => format!(", {n} unknown"),
+    };
     writeln!(
         w,
-        "verdicts: {} pass, {} fail, {} victim, {} brittle, {} flaky",
+        "verdicts: {} pass, {} fail, {} victim, {} brittle, {} flaky{unknown}",
         count(OrderVerdict::Pass),
         count(OrderVerdict::Fail),
         count(OrderVerdict::Victim),
@@ -139,6 +146,14 @@ pub fn write_summary(w: &mut dyn Write, entries: &[DetectEntry], run: &DetectRun
         "runs: {} isolated, {} shared, {} localization, {} total (seed {})",
         run.runs.isolated, run.runs.shared, run.runs.localization, run.runs.total, run.seed
     )?;
+    if !run.phases.is_empty() {
+        let parts: Vec<String> = run
+            .phases
+            .iter()
+            .map(|p| format!("{} {} in {:.1}s", p.name, p.processes, p.wall_s))
+            .collect();
+        writeln!(w, "phases: {}", parts.join(", "))?;
+    }
     for n in &run.notes {
         writeln!(w, "note: {n}")?;
     }

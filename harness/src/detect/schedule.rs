@@ -1,6 +1,5 @@
-//! Shared-run schedules: the original order, its reverse, and K seeded shuffles; and
-//! [`PairCoverage`], which ordered pairs the observed orders have shown, to top up shuffles
-//! until every ordered pair was seen.
+//! Shared-run schedules: the original order, its reverse, and K seeded shuffles (topped up
+//! until every ordered pair was seen: [`super::coverage`]).
 //!
 //! Why this suffices for one polluter: a victim fails whenever its polluter ran anywhere before
 //! it in the same process (no cleaner between). The original order and its reverse together put
@@ -14,8 +13,10 @@ use crate::plan::SeededOrder;
 
 /// Default number of seeded shuffles on top of the original order and its reverse.
 pub const DEFAULT_SHUFFLES: usize = 6;
-/// Default isolated runs of each check (measurements get at least [`MIN_ISOLATED_MEASURE`]).
-pub const DEFAULT_ISOLATED: usize = 3;
+/// Default isolated runs of each check up front (measurements get at least
+/// [`MIN_ISOLATED_MEASURE`]): one run alone is what finding a brittle scenario needs; scenarios
+/// that fail or shift somewhere get more afterwards.
+pub const DEFAULT_ISOLATED: usize = 1;
 /// Isolated runs of a measurement at least, for its isolated value distribution.
 pub const MIN_ISOLATED_MEASURE: usize = 5;
 /// Extra shuffles at most to cover ordered pairs a crash or libtest's order left unseen.
@@ -85,73 +86,6 @@ pub fn plan(names: &[String], honours_order: bool, seed: u64, shuffles: usize) -
     out
 }
 
-/// Which ordered pairs (a ran before b in one process) the observed orders have shown.
-#[derive(Debug, Clone)]
-pub struct PairCoverage {
-    names: Vec<String>,
-    seen: Vec<bool>,
-}
-
-impl PairCoverage {
-    /// No pair seen yet among `names`.
-    pub fn new(names: &[String]) -> Self {
-        let mut names = names.to_vec();
-        names.sort();
-        let n = names.len();
-        PairCoverage {
-            names,
-            seen: vec![false; n * n],
-        }
-    }
-
-    fn index(&self, name: &str) -> Option<usize> {
-        self.names.binary_search_by(|n| n.as_str().cmp(name)).ok()
-    }
-
-    /// Record one process's executed order (the tests' way to check a whole schedule).
-    #[cfg(test)]
-    pub fn add(&mut self, executed: &[String]) {
-        let idx: Vec<usize> = executed.iter().filter_map(|n| self.index(n)).collect();
-        let n = self.names.len();
-        for (i, &a) in idx.iter().enumerate() {
-            for &b in &idx[i + 1..] {
-                self.seen[a * n + b] = true;
-            }
-        }
-    }
-
-    /// Record one observation: everything in `prefix` ran before `name`.
-    pub fn add_prefix(&mut self, prefix: &[String], name: &str) {
-        let n = self.names.len();
-        if let Some(b) = self.index(name) {
-            let idx: Vec<usize> = prefix.iter().filter_map(|p| self.index(p)).collect();
-            for a in idx {
-                self.seen[a * n + b] = true;
-            }
-        }
-    }
-
-    /// Pairs that start with one of `names` count as seen (those scenarios end their process).
-    pub fn exclude_first(&mut self, names: &[String]) {
-        let n = self.names.len();
-        let idx: Vec<usize> = names.iter().filter_map(|x| self.index(x)).collect();
-        for a in idx {
-            for b in 0..n {
-                self.seen[a * n + b] = true;
-            }
-        }
-    }
-
-    /// Ordered pairs of distinct names not seen yet.
-    pub fn missing(&self) -> usize {
-        let n = self.names.len();
-        (0..n)
-            .flat_map(|a| (0..n).map(move |b| (a, b)))
-            .filter(|&(a, b)| a != b && !self.seen[a * n + b])
-            .count()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -162,16 +96,17 @@ mod tests {
 
     #[test]
     fn original_and_reverse_cover_every_ordered_pair() {
+        use crate::detect::coverage::PairCoverage;
         let n = names(20);
         let plan = plan(&n, true, 7, 0);
         let mut cov = PairCoverage::new(&n);
         for s in &plan {
             cov.add(&s.order);
         }
-        assert_eq!(cov.missing(), 0);
+        assert_eq!(cov.count(), 0);
         let mut only_original = PairCoverage::new(&n);
         only_original.add(&plan[0].order);
-        assert_eq!(only_original.missing(), 20 * 19 / 2);
+        assert_eq!(only_original.count(), 20 * 19 / 2);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! `SimTarget`: an in-memory target with planted order dependencies (flags that scenarios set,
 //! clear and read), for fast tests of detect and for the cost benchmark. It answers like a
-//! suite binary (exact order) or like a libtest binary (name order, or a seeded permutation).
+//! suite binary (exact order) or like a libtest binary (name order, or libtest's seeded
+//! permutation; another one on request).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io;
@@ -27,6 +28,7 @@ pub struct SimScenario {
     always_fails: bool,
     measure: Option<(f64, String, f64)>,
     env_var: Option<String>,
+    takes: Option<Duration>,
 }
 
 impl SimScenario {
@@ -82,6 +84,11 @@ impl SimScenario {
         self.env_var = Some(var.into());
         self
     }
+    /// Takes this long whenever it runs (a slow test, for `--budget`).
+    pub fn takes(mut self, d: Duration) -> Self {
+        self.takes = Some(d);
+        self
+    }
 }
 
 /// An in-memory target.
@@ -89,6 +96,7 @@ pub struct SimTarget {
     scenarios: Vec<SimScenario>,
     honours_order: bool,
     rng: Mutex<SeededOrder>,
+    unlike_libtest: bool,
 }
 
 impl SimTarget {
@@ -100,6 +108,7 @@ impl SimTarget {
             scenarios,
             honours_order,
             rng: Mutex::new(SeededOrder::new(seed)),
+            unlike_libtest: false,
         }
     }
 
@@ -108,10 +117,20 @@ impl SimTarget {
         (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64
     }
 
+    /// Shuffle unlike libtest (a binary built by another toolchain): detect must notice that
+    /// its predictions fail and try seeds instead.
+    pub fn shuffling_unlike_libtest(mut self) -> Self {
+        self.unlike_libtest = true;
+        self
+    }
+
     /// The order a libtest-like target runs `names` in.
-    fn libtest_order(names: &[String], seed: Option<u64>) -> Vec<String> {
+    fn libtest_order(&self, names: &[String], seed: Option<u64>) -> Vec<String> {
         let mut v: Vec<String> = names.to_vec();
         v.sort();
+        if !self.unlike_libtest {
+            return seed.map_or(v, |s| super::libtest_shuffle::predict(names, s));
+        }
         if let Some(s) = seed {
             // Like libtest, the permutation depends on the seed and the set of names.
             let h = v
@@ -196,8 +215,9 @@ impl OrderTarget for SimTarget {
         let order = if self.honours_order {
             req.names.clone()
         } else {
-            Self::libtest_order(&req.names, seed)
+            self.libtest_order(&req.names, seed)
         };
+        let started = std::time::Instant::now();
         let mut flags: BTreeSet<&str> = BTreeSet::new();
         let mut results = Vec::new();
         let mut end = ProcessEnd::Exited(0);
@@ -206,7 +226,8 @@ impl OrderTarget for SimTarget {
                 results.push(result(name, Outcome::NotRun, vec![], vec![]));
                 continue;
             }
-            let Some(s) = self.scenarios.iter().find(|s| &s.name == name) else {
+            let found = self.scenarios.binary_search_by(|s| s.name.as_str().cmp(name)).ok();
+            let Some(s) = found.map(|i| &self.scenarios[i]) else {
                 results.push(result(
                     name,
                     Outcome::Failed {
@@ -230,6 +251,9 @@ impl OrderTarget for SimTarget {
                 ));
                 continue;
             }
+            if let Some(d) = s.takes {
+                std::thread::sleep(d);
+            }
             results.push(self.simulate(s, &mut flags));
         }
         Ok(ProcessResult {
@@ -238,7 +262,7 @@ impl OrderTarget for SimTarget {
                 end,
                 stdout: String::new(),
                 stderr: String::new(),
-                wall: Duration::ZERO,
+                wall: started.elapsed(),
                 usage: None,
             },
         })

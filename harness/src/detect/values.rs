@@ -182,7 +182,7 @@ mod tests {
     fn obs(v: f64) -> Observation {
         Observation {
             name: "m".into(),
-            prefix: vec![],
+            prefix: Default::default(),
             outcome: Outcome::Passed,
             metrics: vec![MetricSample {
                 name: "time".into(),
@@ -196,6 +196,8 @@ mod tests {
             kind: EvidenceKind::Isolated,
             seed: None,
             output: String::new(),
+            seq: 0,
+            wall: Default::default(),
         }
     }
 

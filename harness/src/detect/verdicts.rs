@@ -1,17 +1,21 @@
-//! Detect's third phase: each scenario's verdict (with more isolated runs for candidates and
-//! flaky ones), localization of culprits and cleaners, and measured values in-suite against
-//! isolated, confirmed on fresh runs.
+//! Detect's third phase: each scenario's verdict (after the extra isolated runs of those that
+//! failed somewhere: [`super::settle`]), localization of culprits and cleaners (a culprit found
+//! for one scenario is tried first for the next), and measured values in-suite against
+//! isolated, confirmed on fresh runs. What the budget left undecided is `unknown`.
 
 use std::collections::BTreeMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
-use super::classify::{CANDIDATE_ISOLATED, FLAKY_MIN_RUNS, Initial, failure_rate};
+use super::classify::{Initial, failure_rate};
 use super::hazards::hazards;
 use super::localize::{Localized, Localizer};
-use super::pipeline::{GroupRuns, PendingShift, classify, run_isolated};
-use super::probe::{Observation, Prober, Purpose};
+use super::pipeline::{GroupRuns, PendingShift, classify};
+use super::probe::{Observation, Prober, SharedProber};
+use super::settle::{extra_isolated, undecided};
 use super::values::{ALPHA, Baseline, ShiftTest, shift_test};
 use crate::errors::Error;
-use crate::model::{DetectEntry, Evidence, EvidenceKind, OrderVerdict};
+use crate::model::{DetectEntry, Evidence, EvidenceKind, OrderVerdict, WouldDecide};
 
 /// Fresh (culprit, scenario) pairs and alone runs, each, behind a reported value shift.
 const CONFIRM_VALUE_PAIRS: usize = 8;
@@ -19,10 +23,15 @@ const CONFIRM_VALUE_PAIRS: usize = 8;
 /// Shared runs outside the screening band needed before a value shift is localized.
 const MIN_SHIFTED_RUNS: usize = 2;
 
-/// Fresh runs behind a value-shift culprit, by (culprit, scenario): alone, and after it.
-type ConfirmCache = BTreeMap<(String, String), (Vec<Observation>, Vec<Observation>)>;
+/// Fresh runs of a scenario: alone, and after a value-shift culprit.
+type ConfirmRuns = (Vec<Observation>, Vec<Observation>);
+
+/// Fresh runs behind a value-shift culprit, by (culprit, scenario).
+type ConfirmCache = BTreeMap<(String, String), ConfirmRuns>;
 
 /// Every scenario's entry; value comparisons go to `pending` (entry indices from `first`).
+/// Candidates are localized side by side (up to the prober's workers), then measurements'
+/// values are compared one at a time.
 pub(super) fn judge_all(
     prober: &mut Prober<'_>,
     runs: &mut GroupRuns,
@@ -30,95 +39,225 @@ pub(super) fn judge_all(
     first: usize,
     pending: &mut Vec<PendingShift>,
 ) -> Result<Vec<DetectEntry>, Error> {
-    let mut loc = Localizer::new(prober, seed.wrapping_mul(0x9e37_79b9).wrapping_add(1));
-    let mut entries: Vec<DetectEntry> = Vec::new();
+    let cut = extra_isolated(prober, runs)?;
+    let workers = prober.workers;
+    let shared = SharedProber::new(prober);
+    let observes_env = shared.target().observes_env();
+    let mut entries: Vec<Option<DetectEntry>> = Vec::with_capacity(runs.names.len());
+    let mut candidates = Vec::new();
+    for (i, name) in runs.names.iter().enumerate() {
+        let would = undecided(runs, name, &cut);
+        let state = classify(&runs.iso[name], &runs.shared[name]);
+        entries.push(if !would.is_empty() {
+            Some(unknown(runs, name, would))
+        } else if let Some(verdict) = settled_verdict(state) {
+            Some(entry_of(runs, name, verdict, Localized::default(), None, observes_env))
+        } else {
+            candidates.push((i, state));
+            None
+        });
+    }
+    let base = seed.wrapping_mul(0x9e37_79b9).wrapping_add(1);
+    for (i, entry, seen) in localize_candidates(&shared, runs, &candidates, workers, base)? {
+        entries[i] = Some(entry);
+        runs.absorb(seen);
+    }
+    let mut entries: Vec<DetectEntry> = entries.into_iter().map(|e| e.expect("every scenario is judged")).collect();
+    let mut loc = Localizer::new(&shared, base);
     let mut cache = ConfirmCache::new();
-    for name in runs.names.clone() {
-        let mut entry = judge(&mut loc, runs, &name)?;
-        if runs.is_measure(&name) {
-            let index = first + entries.len();
-            value_shifts(&mut loc, runs, &name, &mut entry, &mut cache, index, pending)?;
+    for (i, name) in runs.names.clone().iter().enumerate() {
+        if runs.is_measure(name) {
+            value_shifts(&mut loc, runs, name, &mut entries[i], &mut cache, first + i, pending)?;
+            runs.absorb(loc.take_seen());
         }
-        entries.push(entry);
     }
     Ok(entries)
 }
 
-/// The verdict state after the extra isolated runs a candidate or a flaky scenario gets.
-fn settle(loc: &mut Localizer<'_, '_>, runs: &mut GroupRuns, name: &str) -> Result<Initial, Error> {
-    let mut state = classify(&runs.iso[name], &runs.shared[name]);
-    if matches!(state, Initial::VictimCandidate | Initial::BrittleCandidate) {
-        // Candidates get more isolated runs before they are called order-dependent.
-        while runs.iso[name].len() < CANDIDATE_ISOLATED && runs.iso[name].iter().all(|o| o.failed() == runs.iso[name][0].failed()) {
-            run_isolated(loc.prober(), name, &mut runs.iso)?;
-        }
-        state = classify(&runs.iso[name], &runs.shared[name]);
+/// The verdict of a scenario whose observations settle it (no localization needed).
+fn settled_verdict(state: Initial) -> Option<OrderVerdict> {
+    match state {
+        Initial::Pass => Some(OrderVerdict::Pass),
+        Initial::Fail => Some(OrderVerdict::Fail),
+        Initial::Flaky => Some(OrderVerdict::Flaky),
+        Initial::VictimCandidate | Initial::BrittleCandidate => None,
     }
-    if state == Initial::Flaky {
-        while runs.iso[name].len() + runs.shared[name].len() < FLAKY_MIN_RUNS {
-            run_isolated(loc.prober(), name, &mut runs.iso)?;
-        }
-    }
-    Ok(state)
 }
 
-/// One scenario's entry: verdict, culprits, cleaners, evidence, hazards.
-fn judge(loc: &mut Localizer<'_, '_>, runs: &mut GroupRuns, name: &str) -> Result<DetectEntry, Error> {
-    let state = settle(loc, runs, name)?;
-    let sh: Vec<&Observation> = runs.shared[name].iter().collect();
-    let mut localized = Localized::default();
-    let mut note = None;
-    let verdict = match state {
-        Initial::Pass => OrderVerdict::Pass,
-        Initial::Fail => OrderVerdict::Fail,
-        Initial::Flaky => OrderVerdict::Flaky,
-        Initial::VictimCandidate | Initial::BrittleCandidate => {
-            let victim = state == Initial::VictimCandidate;
-            let effect = move |o: &Observation| o.ran() && o.failed() == victim;
-            localized = loc.localize_all(name, &sh, &effect)?;
-            let dependent = if localized.culprits.is_empty() {
-                let reproduced = reproduce(loc, name, &sh, &effect, &mut localized)?;
-                note = Some(if reproduced {
-                    "order-dependent (the flipping order reproduces) but no single culprit was confirmed"
-                } else {
-                    "the flipping order did not reproduce: no ordering cause"
-                });
-                reproduced
-            } else {
-                true
-            };
-            match (dependent, victim) {
-                (false, _) => OrderVerdict::Flaky,
-                (true, true) => OrderVerdict::Victim,
-                (true, false) => OrderVerdict::Brittle,
-            }
+/// Culprits confirmed so far in this group: a later scenario that flipped after one of them
+/// tries it first, by pair runs, instead of bisecting again.
+#[derive(Default)]
+struct Known {
+    polluters: Vec<String>,
+    setters: Vec<String>,
+}
+
+impl Known {
+    fn of(&mut self, victim: bool) -> &mut Vec<String> {
+        if victim { &mut self.polluters } else { &mut self.setters }
+    }
+}
+
+/// A candidate's entry and the observations its localization made.
+type Localization = (usize, DetectEntry, Vec<Observation>);
+
+/// Localize every candidate, up to `workers` at a time, each on its own [`Localizer`] over the
+/// shared prober; culprits found go to the others as hints.
+fn localize_candidates(
+    shared: &SharedProber<'_, '_>,
+    runs: &GroupRuns,
+    candidates: &[(usize, Initial)],
+    workers: usize,
+    base: u64,
+) -> Result<Vec<Localization>, Error> {
+    let next = AtomicUsize::new(0);
+    let known = Mutex::new(Known::default());
+    let done: Mutex<Vec<Localization>> = Mutex::new(Vec::new());
+    let failure: Mutex<Option<Error>> = Mutex::new(None);
+    std::thread::scope(|scope| {
+        for _ in 0..workers.clamp(1, candidates.len().max(1)) {
+            scope.spawn(|| {
+                let mut loc = Localizer::new(shared, base);
+                loop {
+                    let k = next.fetch_add(1, Ordering::Relaxed);
+                    if k >= candidates.len() || locked(&failure).is_some() {
+                        break;
+                    }
+                    let (i, state) = candidates[k];
+                    let name = &runs.names[i];
+                    loc.reseed(base ^ name_hash(name));
+                    let victim = state == Initial::VictimCandidate;
+                    let hints = locked(&known).of(victim).clone();
+                    match judge_candidate(&mut loc, runs, name, victim, &hints) {
+                        Ok(entry) => {
+                            let found = if victim { &entry.polluters } else { &entry.state_setters };
+                            let mut k = locked(&known);
+                            for c in found {
+                                if !k.of(victim).contains(c) {
+                                    k.of(victim).push(c.clone());
+                                }
+                            }
+                            drop(k);
+                            locked(&done).push((i, entry, loc.take_seen()));
+                        }
+                        Err(e) => {
+                            *locked(&failure) = Some(e);
+                            break;
+                        }
+                    }
+                }
+            });
         }
-    };
+    });
+    if let Some(e) = failure.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner) {
+        return Err(e);
+    }
+    let mut done = done.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+    done.sort_by_key(|d| d.0);
+    Ok(done)
+}
+
+fn locked<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // A poisoned lock means another thread panicked, which the scope re-raises anyway.
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// FNV-1a of a name: each scenario's own libtest seeds.
+fn name_hash(name: &str) -> u64 {
+    name.bytes()
+        .fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// An entry the budget left undecided: what was seen, and the runs that would decide it.
+fn unknown(runs: &GroupRuns, name: &str, would: Vec<WouldDecide>) -> DetectEntry {
     let (iso, shared) = (&runs.iso[name], &runs.shared[name]);
-    let all: Vec<&Observation> = iso.iter().chain(shared.iter()).collect();
-    let mut entry = DetectEntry {
+    let mut entry = empty_entry(name, OrderVerdict::Unknown);
+    entry.evidence = evidence(name, OrderVerdict::Unknown, iso, shared, &Localized::default(), None);
+    entry.would_decide = would;
+    entry
+}
+
+fn empty_entry(name: &str, verdict: OrderVerdict) -> DetectEntry {
+    DetectEntry {
         name: name.to_owned(),
         binary: None,
         package: None,
         verdict,
         polluters: vec![],
         state_setters: vec![],
-        cleaners: localized.cleaners.clone(),
-        failure_rate: (verdict == OrderVerdict::Flaky).then(|| failure_rate(&all)),
-        evidence: evidence(name, verdict, iso, shared, &localized, note),
-        hazards: if loc.prober().target().observes_env() {
-            hazards(&all)
-        } else {
-            vec![]
-        },
+        cleaners: vec![],
+        failure_rate: None,
+        evidence: vec![],
+        hazards: vec![],
         value_shifts: vec![],
         reproduce: None,
         mechanism: vec![],
-    };
+        would_decide: vec![],
+    }
+}
+
+/// One scenario's entry from its verdict and what localization found: culprits, cleaners,
+/// failure rate, evidence, hazards.
+fn entry_of(
+    runs: &GroupRuns,
+    name: &str,
+    verdict: OrderVerdict,
+    localized: Localized,
+    note: Option<&str>,
+    observes_env: bool,
+) -> DetectEntry {
+    let (iso, shared) = (&runs.iso[name], &runs.shared[name]);
+    let all: Vec<&Observation> = iso.iter().chain(shared.iter()).collect();
+    let mut entry = empty_entry(name, verdict);
+    entry.cleaners = localized.cleaners.clone();
+    entry.failure_rate = (verdict == OrderVerdict::Flaky).then(|| failure_rate(&all));
+    entry.evidence = evidence(name, verdict, iso, shared, &localized, note);
+    if observes_env {
+        entry.hazards = hazards(&all);
+    }
     match verdict {
         OrderVerdict::Victim => entry.polluters = localized.culprits,
         OrderVerdict::Brittle => entry.state_setters = localized.culprits,
         _ => {}
+    }
+    entry
+}
+
+/// A victim or brittle candidate: localize its culprits (trying `hints` first); with none
+/// confirmed, does its shortest flipping order reproduce?
+fn judge_candidate(
+    loc: &mut Localizer<'_, '_, '_>,
+    runs: &GroupRuns,
+    name: &str,
+    victim: bool,
+    hints: &[String],
+) -> Result<DetectEntry, Error> {
+    let sh: Vec<&Observation> = runs.shared[name].iter().collect();
+    let effect = move |o: &Observation| o.ran() && o.failed() == victim;
+    let mut localized = loc.localize_all(name, &sh, &effect, hints)?;
+    let mut note = None;
+    let dependent = if localized.cut {
+        None
+    } else if localized.culprits.is_empty() {
+        let reproduced = reproduce(loc, name, &sh, &effect, &mut localized)?;
+        note = match reproduced {
+            Some(true) => Some("order-dependent (the flipping order reproduces) but no single culprit was confirmed"),
+            Some(false) => Some("the flipping order did not reproduce: no ordering cause"),
+            None => None,
+        };
+        reproduced
+    } else {
+        Some(true)
+    };
+    let verdict = match (dependent, victim) {
+        (None, _) => OrderVerdict::Unknown,
+        (Some(false), _) => OrderVerdict::Flaky,
+        (Some(true), true) => OrderVerdict::Victim,
+        (Some(true), false) => OrderVerdict::Brittle,
+    };
+    let mut entry = entry_of(runs, name, verdict, localized, note, loc.target().observes_env());
+    if verdict == OrderVerdict::Unknown {
+        entry.would_decide.push(super::settle::would_localize(&sh, victim));
     }
     Ok(entry)
 }
@@ -127,7 +266,7 @@ fn judge(loc: &mut Localizer<'_, '_>, runs: &mut GroupRuns, name: &str) -> Resul
 ///    noise on a shared machine; a culprit that runs before this scenario in about half the
 ///    schedules shifts several, and is then localized and confirmed on fresh runs.
 fn value_shifts(
-    loc: &mut Localizer<'_, '_>,
+    loc: &mut Localizer<'_, '_, '_>,
     runs: &GroupRuns,
     name: &str,
     entry: &mut DetectEntry,
@@ -135,14 +274,18 @@ fn value_shifts(
     index: usize,
     pending: &mut Vec<PendingShift>,
 ) -> Result<(), Error> {
-    let sh: Vec<&Observation> = runs.shared[name].iter().collect();
+    // In-suite values come from the schedules (a localization run is arranged, not sampled).
+    let sh: Vec<&Observation> = runs.shared[name]
+        .iter()
+        .filter(|o| matches!(o.kind, EvidenceKind::Order | EvidenceKind::Reverse | EvidenceKind::Shuffle))
+        .collect();
     let iso_refs: Vec<&Observation> = runs.iso[name].iter().collect();
     for b in Baseline::from_isolated(&iso_refs) {
         let mut culprits = vec![];
         let mut fresh = None;
-        if sh.iter().filter(|o| b.shifted(o)).count() >= MIN_SHIFTED_RUNS {
+        if sh.iter().filter(|o| b.shifted(o)).count() >= MIN_SHIFTED_RUNS && !loc.spent() {
             let effect = |o: &Observation| b.shifted(o);
-            let found = loc.localize_all(name, &sh, &effect)?;
+            let found = loc.localize_all(name, &sh, &effect, &[])?;
             entry.evidence.extend(found.evidence.iter().cloned().map(|mut e| {
                 e.detail = format!("{} (value of {})", e.detail, b.metric);
                 e
@@ -168,7 +311,7 @@ fn value_shifts(
 /// significant one's test (with its Bonferroni-scaled p, which Benjamini-Hochberg then adjusts
 /// across scenarios) is returned.
 fn confirm_culprits(
-    loc: &mut Localizer<'_, '_>,
+    loc: &mut Localizer<'_, '_, '_>,
     b: &Baseline,
     name: &str,
     candidates: &[String],
@@ -180,7 +323,9 @@ fn confirm_culprits(
     for c in candidates {
         let key = (c.clone(), name.to_owned());
         if !cache.contains_key(&key) {
-            let runs = confirm_runs(loc.prober(), c, name)?;
+            let Some(runs) = confirm_runs(loc, c, name)? else {
+                break; // the budget is spent
+            };
             cache.insert(key.clone(), runs);
         }
         let (alone, after) = &cache[&key];
@@ -200,33 +345,40 @@ fn confirm_culprits(
     Ok((culprits, fresh))
 }
 
-/// [`CONFIRM_VALUE_PAIRS`] of (culprit then `name`) and (`name` alone), interleaved.
-fn confirm_runs(prober: &mut Prober<'_>, culprit: &str, name: &str) -> Result<(Vec<Observation>, Vec<Observation>), Error> {
+/// [`CONFIRM_VALUE_PAIRS`] of (culprit then `name`) and (`name` alone), interleaved; `None`
+/// when the budget ran out first.
+fn confirm_runs(loc: &mut Localizer<'_, '_, '_>, culprit: &str, name: &str) -> Result<Option<ConfirmRuns>, Error> {
     let (mut alone, mut after) = (Vec::new(), Vec::new());
     let pair = [culprit.to_owned(), name.to_owned()];
     for _ in 0..CONFIRM_VALUE_PAIRS {
-        let obs = prober.run_once(&pair, None, EvidenceKind::Confirm, Purpose::Localization)?;
+        let Some(obs) = loc.run(&pair, None, EvidenceKind::Confirm)? else {
+            return Ok(None);
+        };
         after.extend(obs.into_iter().filter(|o| o.name == name));
-        let obs = prober.run_once(&pair[1..], None, EvidenceKind::Isolated, Purpose::Localization)?;
+        let Some(obs) = loc.run(&pair[1..], None, EvidenceKind::Isolated)? else {
+            return Ok(None);
+        };
         alone.extend(obs.into_iter().filter(|o| o.name == name));
     }
-    Ok((alone, after))
+    Ok(Some((alone, after)))
 }
 
-/// Re-run the shortest flipping order once: does the flip come back?
+/// Re-run the shortest flipping order once: does the flip come back? `None` when the budget
+/// ran out first.
 fn reproduce(
-    loc: &mut Localizer<'_, '_>,
+    loc: &mut Localizer<'_, '_, '_>,
     name: &str,
     shared: &[&Observation],
     effect: &dyn Fn(&Observation) -> bool,
     localized: &mut Localized,
-) -> Result<bool, Error> {
+) -> Result<Option<bool>, Error> {
     let Some(src) = shared.iter().filter(|o| effect(o)).min_by_key(|o| o.prefix.len()) else {
-        return Ok(false);
+        return Ok(Some(false));
     };
-    let prober = loc.prober();
-    let seed = if prober.target().honours_order() { None } else { src.seed };
-    let obs = prober.run_once(&src.order(), seed, EvidenceKind::Localize, Purpose::Localization)?;
+    let seed = if loc.target().honours_order() { None } else { src.seed };
+    let Some(obs) = loc.run(&src.order(), seed, EvidenceKind::Localize)? else {
+        return Ok(None);
+    };
     localized.runs += 1;
     let again = obs.iter().find(|o| o.name == name);
     let ok = again.is_some_and(effect);
@@ -241,7 +393,7 @@ fn reproduce(
         ),
         message: again.and_then(Observation::message),
     });
-    Ok(ok)
+    Ok(Some(ok))
 }
 
 fn evidence(
@@ -267,7 +419,24 @@ fn evidence(
             message: first_message(iso, status),
         });
     }
-    if matches!(verdict, OrderVerdict::Pass | OrderVerdict::Fail) {
+    if verdict == OrderVerdict::Flaky {
+        let ran = |v: &[Observation]| v.iter().filter(|o| o.ran()).count();
+        let failed = iso.iter().chain(shared).filter(|o| o.ran() && o.failed()).count();
+        ev.push(Evidence {
+            kind: EvidenceKind::Isolated,
+            order: vec![name.to_owned()],
+            seed: None,
+            outcome: "failed".into(),
+            detail: format!(
+                "failure rate over every run of it: {failed} of {} failed ({} alone, {} in shared processes)",
+                ran(iso) + ran(shared),
+                ran(iso),
+                ran(shared)
+            ),
+            message: None,
+        });
+    }
+    if matches!(verdict, OrderVerdict::Pass | OrderVerdict::Fail | OrderVerdict::Unknown) {
         let mut by: BTreeMap<&'static str, usize> = BTreeMap::new();
         for o in shared {
             *by.entry(o.outcome.status().as_str()).or_default() += 1;
@@ -278,7 +447,10 @@ fn evidence(
                 order: vec![],
                 seed: None,
                 outcome: status.to_owned(),
-                detail: format!("{k} of {} shared runs (schedules in detect-run.json)", shared.len()),
+                detail: format!(
+                    "{k} of {} shared runs (schedules in detect-run.json, and localization runs of others)",
+                    shared.len()
+                ),
                 message: first_message(shared, status),
             });
         }

@@ -3,7 +3,7 @@
 //! measurements), turns the [`ProcessResult`] into one [`RunRecord`] per scenario and emits
 //! [`RunEvent::ProcessStarted`] / [`RunEvent::ProcessFinished`].
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -222,8 +222,10 @@ impl Launch {
     /// result, not the harness's crash.
     pub fn run(self, spawn: impl FnOnce(&TargetRequest) -> io::Result<ProcessResult>) -> Vec<RunRecord> {
         let started_ms = self.clock_start.elapsed().as_secs_f64() * 1e3;
+        // By name, so a shared process of thousands of scenarios is not matched quadratically.
+        let asked: HashMap<&str, &JobScenario> = self.job.scenarios.iter().map(|s| (s.name.as_str(), s)).collect();
         let base = |i: usize, name: &str, outcome: Outcome| {
-            let s = self.job.scenarios.iter().find(|s| s.name == name);
+            let s = asked.get(name);
             RunRecord {
                 run_index: self.index + i,
                 scenario: name.to_owned(),
@@ -245,23 +247,32 @@ impl Launch {
             Ok(result) => {
                 let wall_ns = result.process.wall.as_nanos() as u64;
                 let facts = result.process.facts();
+                // A process of one scenario keeps its output on its record; a shared process
+                // keeps it on the records of scenarios that did not pass (where it may explain
+                // why), not on each of its thousands of passing ones.
+                let shared = self.job.scenarios.len() > 1;
                 let mut records: Vec<RunRecord> = result
                     .results
                     .into_iter()
                     .enumerate()
-                    .map(|(i, r)| RunRecord {
-                        metrics: r.metrics,
-                        env_changes: r.env_changes,
-                        wall_ns,
-                        process: facts.clone(),
-                        stdout: result.process.stdout.clone(),
-                        stderr: result.process.stderr.clone(),
-                        ..base(i, &r.name, r.outcome)
+                    .map(|(i, r)| {
+                        let keep = !shared || r.outcome.is_failure();
+                        let output = |s: &String| if keep { s.clone() } else { String::new() };
+                        RunRecord {
+                            metrics: r.metrics,
+                            env_changes: r.env_changes,
+                            wall_ns,
+                            process: facts.clone(),
+                            stdout: output(&result.process.stdout),
+                            stderr: output(&result.process.stderr),
+                            ..base(i, &r.name, r.outcome)
+                        }
                     })
                     .collect();
                 // A target that returned fewer results than names: the rest never ran.
+                let returned: HashSet<String> = records.iter().map(|r| r.scenario.clone()).collect();
                 for s in &self.job.scenarios {
-                    if !records.iter().any(|r| r.scenario == s.name) {
+                    if !returned.contains(&s.name) {
                         records.push(base(records.len(), &s.name, Outcome::NotRun));
                     }
                 }
@@ -387,7 +398,7 @@ mod tests {
                     Ok(ProcessResult {
                         results: vec![
                             ScenarioResult::bare("b", Outcome::Passed),
-                            ScenarioResult::bare("a", Outcome::Passed),
+                            ScenarioResult::bare("a", Outcome::Failed { message: "boom".into() }),
                         ],
                         process: output(),
                     })
@@ -397,7 +408,8 @@ mod tests {
         let names: Vec<(&str, usize, usize)> = records.iter().map(|r| (r.scenario.as_str(), r.run_index, r.repetition)).collect();
         assert_eq!(names, [("b", 0, 1), ("a", 1, 0), ("c", 2, 2)]);
         assert_eq!(records[2].outcome, Outcome::NotRun);
-        assert_eq!(records[0].stdout, "out");
+        // A shared process's output stays with the scenario that did not pass, not on each record.
+        assert_eq!((records[0].stdout.as_str(), records[1].stdout.as_str()), ("", "out"));
         assert_eq!(records[0].env["K"], "v");
         assert_eq!(rec.seen, ["start a,b,c", "done 3"]);
     }

@@ -12,7 +12,7 @@ use std::process::Command;
 
 use serde::Deserialize;
 
-use super::{ProcessEnd, ProcessResult, ProcessSpec, ScenarioResult, Target, TargetRequest, run_process};
+use super::{ProcessEnd, ProcessResult, ProcessSpec, ScenarioResult, Target, TargetRequest, run_process_whole};
 use crate::errors::Error;
 use crate::model::Listed;
 use crate::model::{Outcome, ScenarioKind};
@@ -132,8 +132,11 @@ impl Target for LibtestBinary {
             scratch: req.scratch.clone(),
             id: req.id.clone(),
         };
-        let process = run_process(&spec)?;
-        let results = interpret_events(&req.names, &process.stdout, process.end, req.timeout);
+        // The whole event stream is read: a shared process of a few hundred tests writes more
+        // than the head and tail the kept stdout holds, and a test missing from it would read
+        // as not run.
+        let (process, stdout) = run_process_whole(&spec)?;
+        let results = interpret_events(&req.names, &stdout, process.end, req.timeout);
         Ok(ProcessResult { results, process })
     }
 
@@ -181,8 +184,9 @@ pub(crate) fn interpret_events(
     if let Some(name) = open {
         results.push(ScenarioResult::bare(name, end.outcome_without_result(timeout)));
     }
+    let seen: std::collections::HashSet<String> = results.iter().map(|r| r.name.clone()).collect();
     for n in names {
-        if !results.iter().any(|r| &r.name == n) {
+        if !seen.contains(n) {
             results.push(ScenarioResult::bare(n.clone(), Outcome::NotRun));
         }
     }

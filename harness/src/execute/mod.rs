@@ -19,7 +19,7 @@ mod target;
 pub use executor::{ExecConfig, Executor, JobScenario, Launch, ProcessJob};
 pub(crate) use libtest::LibtestBinary;
 pub use process::{ProcessEnd, ProcessOutput, Usage};
-pub(crate) use process::{ProcessSpec, run_process};
+pub(crate) use process::{ProcessSpec, run_process, run_process_whole};
 pub(crate) use signal::signal_name;
 pub use suite_binary::SuiteBinary;
 pub use target::{ProcessResult, ScenarioResult, Target, TargetRequest};

@@ -108,6 +108,12 @@ impl ProcessOutput {
 
 /// Spawn, wait (killing the process group at the timeout), and collect the output.
 pub fn run_process(spec: &ProcessSpec) -> io::Result<ProcessOutput> {
+    run_process_whole(spec).map(|(out, _)| out)
+}
+
+/// [`run_process`], also returning the whole stdout (the kept one is its head and tail), for a
+/// target that reads structured results from it.
+pub fn run_process_whole(spec: &ProcessSpec) -> io::Result<(ProcessOutput, String)> {
     let mut out_file = capture_file(spec, "out")?;
     let mut err_file = capture_file(spec, "err")?;
     let mut cmd = Command::new(&spec.program);
@@ -123,15 +129,17 @@ pub fn run_process(spec: &ProcessSpec) -> io::Result<ProcessOutput> {
     let wall = start.elapsed();
     // Whatever the child left behind in its group (a hung grandchild) goes with it.
     kill_group(child.id());
-    let stdout = read_kept(&mut out_file);
-    let stderr = read_kept(&mut err_file);
-    Ok(ProcessOutput {
+    let whole = read_all(&mut out_file);
+    let stdout = kept(&whole);
+    let stderr = kept(&read_all(&mut err_file));
+    let output = ProcessOutput {
         end,
         stdout,
         stderr,
         wall,
         usage,
-    })
+    };
+    Ok((output, String::from_utf8_lossy(&whole).into_owned()))
 }
 
 /// An anonymous in-memory file (memfd) for captured output: no directory entries to create or
@@ -246,13 +254,18 @@ fn kill_group(pgid: u32) {
     unsafe { libc::killpg(pgid as libc::pid_t, libc::SIGKILL) };
 }
 
-fn read_kept(file: &mut File) -> String {
+fn read_all(file: &mut File) -> Vec<u8> {
     let mut bytes = Vec::new();
     if file.seek(SeekFrom::Start(0)).and_then(|_| file.read_to_end(&mut bytes)).is_err() {
-        return String::new();
+        return Vec::new();
     }
+    bytes
+}
+
+/// The head and the tail of `bytes`, [`KEEP_BYTES`] each, lossily decoded.
+fn kept(bytes: &[u8]) -> String {
     if bytes.len() <= 2 * KEEP_BYTES {
-        return String::from_utf8_lossy(&bytes).into_owned();
+        return String::from_utf8_lossy(bytes).into_owned();
     }
     let dropped = bytes.len() - 2 * KEEP_BYTES;
     format!(

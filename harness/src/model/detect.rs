@@ -22,6 +22,8 @@ pub enum OrderVerdict {
     Brittle,
     /// The outcome varies with no ordering cause.
     Flaky,
+    /// Undecided: `--budget` was spent before the runs that decide it (`would_decide` lists them).
+    Unknown,
 }
 
 impl OrderVerdict {
@@ -33,6 +35,7 @@ impl OrderVerdict {
             OrderVerdict::Victim => "victim",
             OrderVerdict::Brittle => "brittle",
             OrderVerdict::Flaky => "flaky",
+            OrderVerdict::Unknown => "unknown",
         }
     }
 }
@@ -141,6 +144,21 @@ pub struct DetectEntry {
     /// could not be observed; `detect-run.json` notes say why).
     #[serde(default)]
     pub mechanism: Vec<Mechanism>,
+    /// For an `unknown` verdict: the runs that would decide it, which `--budget` left out.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub would_decide: Vec<WouldDecide>,
+}
+
+/// Runs that would decide an `unknown` verdict.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WouldDecide {
+    /// What kind of run: `isolated`, a shared order (`order`, `reverse`, `shuffle`), or
+    /// `localize` (bisection and confirmation).
+    pub kind: EvidenceKind,
+    /// How many processes, at most.
+    pub runs: usize,
+    /// What they would show.
+    pub detail: String,
 }
 
 /// Through what a culprit affects a scenario.
@@ -228,6 +246,15 @@ pub struct DetectRun {
     pub runs: RunCounts,
     /// The shared schedules that ran.
     pub schedules: Vec<ScheduleRecord>,
+    /// Processes and time per phase (phases overlap: shared orders run beside isolated runs).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub phases: Vec<PhaseRecord>,
+    /// `--budget` in seconds, when one was given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget_s: Option<f64>,
+    /// Scenarios left `unknown` because the budget was spent.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unknown: usize,
     /// What detect could not observe (e.g. environment changes inside a libtest binary).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
@@ -235,4 +262,27 @@ pub struct DetectRun {
     pub started_at: String,
     /// End time, RFC 3339 UTC.
     pub finished_at: String,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// One phase of detect: its processes and when they ran.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PhaseRecord {
+    /// `isolated` (each scenario alone, up front), `shared` (whole orders and their top-ups),
+    /// `extra_isolated` (more runs alone of scenarios that failed or shifted somewhere),
+    /// `localization` (bisection, confirmation, value-shift confirmation).
+    pub name: String,
+    /// Processes it started.
+    pub processes: usize,
+    /// Scenario executions in them.
+    pub executions: usize,
+    /// Seconds from the command's start to the phase's first process start.
+    pub started_s: f64,
+    /// Seconds from its first process start to its last process end.
+    pub wall_s: f64,
+    /// Sum of its processes' wall times, in seconds (above `wall_s` when they ran side by side).
+    pub process_s: f64,
 }

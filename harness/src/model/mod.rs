@@ -20,8 +20,8 @@ mod summarize;
 pub use bisect::{BISECT_FORMAT_VERSION, BisectFile, BisectStep, BuildCounts, Candidate, RangeChange, RangeCommit, StepVerdict};
 pub use compare::{CalibrationEntry, CompareEntry, CompareRun, CompareVerdict, NoiseSources, NullControl, SequentialRun, SideStats};
 pub use detect::{
-    DETECT_FORMAT_VERSION, DetectEntry, DetectRun, Evidence, EvidenceKind, FailureRate, Mechanism, MechanismKind, OrderVerdict, RunCounts,
-    ScheduleRecord, ValueShift,
+    DETECT_FORMAT_VERSION, DetectEntry, DetectRun, Evidence, EvidenceKind, FailureRate, Mechanism, MechanismKind, OrderVerdict,
+    PhaseRecord, RunCounts, ScheduleRecord, ValueShift, WouldDecide,
 };
 pub use gpu::{
     GpuSettings, LockedClocks, MOSTLY_THROTTLED, THROTTLE_REASONS, ThrottleNote, parse_throttle_mask, throttle_notes, throttle_reason_names,

@@ -121,6 +121,12 @@ fn detect_case(e: &DetectEntry, suite: &str) -> TestCase {
             st.set_description(entry_text(e));
             st
         }
+        OrderVerdict::Unknown => {
+            let mut st = TestCaseStatus::skipped();
+            st.set_message("undecided: --budget was spent before the runs that decide it");
+            st.set_description(entry_text(e));
+            st
+        }
         OrderVerdict::Victim | OrderVerdict::Brittle | OrderVerdict::Flaky => TestCaseStatus::Success {
             flaky_runs: failing
                 .iter()
@@ -164,6 +170,9 @@ fn entry_text(e: &DetectEntry) -> String {
     }
     if let Some(r) = &e.reproduce {
         t.push_str(&format!("reproduce: {r}\n"));
+    }
+    for w in &e.would_decide {
+        t.push_str(&format!("would decide: {} {:?} run(s): {}\n", w.runs, w.kind, w.detail));
     }
     for ev in e.evidence.iter().filter(|ev| ev.message.is_some()).take(MAX_RERUNS) {
         t.push_str(&format!("\n{}\n{}\n", evidence_line(ev), ev.message.as_deref().unwrap_or_default()));

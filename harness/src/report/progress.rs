@@ -2,16 +2,43 @@
 //! processes done out of planned, failures so far and the time left — drawn only when stderr is
 //! a terminal (indicatif hides it otherwise: nothing of it reaches a pipe or a CI log).
 
+use std::time::Instant;
+
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::errors::Error;
 use crate::events::{Reporter, RunEvent};
 
-/// Shows the phase, processes done out of processes planned, and failures so far.
+/// Shows the phase, processes done out of processes planned, and failures so far; where a
+/// command's phases overlap (detect), processes and time per phase.
 pub struct ProgressReporter {
     bar: ProgressBar,
     failures: usize,
     print_failures: bool,
+    phases: Vec<PhaseTally>,
+}
+
+/// One phase as the bar shows it: processes done (of planned, when known) and time so far.
+struct PhaseTally {
+    name: String,
+    done: usize,
+    planned: usize,
+    first: Option<Instant>,
+    last: Option<Instant>,
+}
+
+impl PhaseTally {
+    fn text(&self) -> String {
+        let secs = match (self.first, self.last) {
+            (Some(a), Some(b)) => b.duration_since(a).as_secs_f64(),
+            _ => 0.0,
+        };
+        if self.planned > 0 {
+            format!("{} {}/{} {secs:.1}s", self.name, self.done, self.planned)
+        } else {
+            format!("{} {} {secs:.1}s", self.name, self.done)
+        }
+    }
 }
 
 impl Default for ProgressReporter {
@@ -33,6 +60,7 @@ impl ProgressReporter {
             bar,
             failures: 0,
             print_failures: true,
+            phases: Vec::new(),
         }
     }
 
@@ -50,14 +78,38 @@ impl ProgressReporter {
                 self.bar.println(line);
             }
         }
-        if self.failures > 0 {
-            self.bar.set_message(format!("{} failed", self.failures));
-        }
+        self.show_message();
         // More processes than planned (a crash split a schedule): the plan grows with them.
         if self.bar.position() >= self.bar.length().unwrap_or(0) {
             self.bar.inc_length(1);
         }
         self.bar.inc(1);
+    }
+}
+
+impl ProgressReporter {
+    fn tally(&mut self, name: &str) -> &mut PhaseTally {
+        if let Some(i) = self.phases.iter().position(|p| p.name == name) {
+            return &mut self.phases[i];
+        }
+        self.phases.push(PhaseTally {
+            name: name.to_owned(),
+            done: 0,
+            planned: 0,
+            first: None,
+            last: None,
+        });
+        self.phases.last_mut().expect("just pushed")
+    }
+
+    fn show_message(&mut self) {
+        let mut parts: Vec<String> = self.phases.iter().filter(|p| p.done > 0).map(PhaseTally::text).collect();
+        if self.failures > 0 {
+            parts.push(format!("{} failed", self.failures));
+        }
+        if !parts.is_empty() {
+            self.bar.set_message(parts.join(" | "));
+        }
     }
 }
 
@@ -71,6 +123,15 @@ impl Reporter for ProgressReporter {
             RunEvent::PhaseStarted { name, planned } => {
                 self.bar.set_prefix(name.to_string());
                 self.bar.inc_length(*planned as u64);
+                self.tally(name).planned += planned;
+            }
+            RunEvent::PhaseProcess { name } => {
+                let now = Instant::now();
+                let t = self.tally(name);
+                t.done += 1;
+                t.first.get_or_insert(now);
+                t.last = Some(now);
+                self.show_message();
             }
             RunEvent::Planned { added } => self.bar.inc_length(*added as u64),
             RunEvent::ProcessFinished { records } => {
