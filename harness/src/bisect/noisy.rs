@@ -71,7 +71,7 @@ pub(crate) struct NoisySettings {
 }
 
 /// Batches of ends' pairs before the change is called unclear.
-const END_BATCHES: usize = 3;
+const END_BATCHES: usize = 5;
 /// The pooled change is taken this many standard errors towards zero before it sets a verdict's
 /// probability (see the module docs).
 const DELTA_SHRINK_SE: f64 = 1.0;
@@ -154,16 +154,19 @@ impl Noisy {
             self.ends.extend(&more);
             let Some(e) = effect(&self.ends) else { continue };
             let b = band(&e, floor);
+            // Each batch is a look at the same question: Bonferroni over the looks keeps the
+            // chance of calling identical ends changed (or a real change absent) at 5%.
+            let ci = e.interval(1.0 - 0.05 / END_BATCHES as f64);
             let change = RangeChange {
                 ratio: e.to_ratio(e.estimate),
-                low: e.to_ratio(e.ci95.low),
-                high: e.to_ratio(e.ci95.high),
+                low: e.to_ratio(ci.low),
+                high: e.to_ratio(ci.high),
                 noise_floor: floor,
             };
-            if e.ci95.low > b || e.ci95.high < -b {
+            if ci.low > b || ci.high < -b {
                 return Ok(EndsCheck::Changed(change));
             }
-            if e.ci95.low >= -b && e.ci95.high <= b {
+            if ci.low >= -b && ci.high <= b {
                 let why = format!(
                     "no commit moved it: bad/good = {:.4} [{:.4}, {:.4}] over {} pairs, inside the +-{:.1}% noise floor",
                     change.ratio,
