@@ -93,9 +93,14 @@ pub(crate) struct Sequential {
     p_seq: BTreeMap<(String, String), f64>,
 }
 
-/// Whether a row's verdict ends the need for pairs.
+/// Whether a row's verdict ends the need for pairs. A counter row does: more wall-time pairs
+/// cannot change its counts.
 fn decided(e: &CompareEntry) -> bool {
-    e.verdict != CompareVerdict::Inconclusive || e.better == Better::Neither || e.derived_from.is_some() || e.ratio.is_none()
+    e.verdict != CompareVerdict::Inconclusive
+        || e.better == Better::Neither
+        || e.derived_from.is_some()
+        || e.ratio.is_none()
+        || e.source.is_some()
 }
 
 impl Sequential {
@@ -115,6 +120,11 @@ impl Sequential {
             .iter()
             .map(|m| {
                 let s = self.scenarios.entry(m.name.clone()).or_default();
+                if m.source.is_some() {
+                    // Counted once, before any look, and never topped up: every look sees the
+                    // same counts, so one test at the whole alpha is exact, not a peek.
+                    return Look::SINGLE;
+                }
                 Look {
                     alpha: self.plan.alpha_at(s.look),
                     p_prior: self.p_seq.get(&(m.name.clone(), m.metric.clone())).copied().unwrap_or(1.0),
@@ -209,5 +219,46 @@ mod tests {
         let want = seq.next();
         assert!(!want.contains_key("a") && want.get("b") == Some(&23), "{want:?}");
         assert!(seq.scenarios["a"].stopped && seq.scenarios["a"].look == 0);
+    }
+
+    /// A counter row (counted before any look, never topped up) is judged at the whole alpha even
+    /// at a look that spends a sliver of it, and never asks for more pairs: three counting pairs
+    /// varying by 0.2% are unchanged within the 1% counter margin at the first look.
+    #[test]
+    fn a_counter_row_is_judged_at_the_whole_alpha_and_wants_no_pairs() {
+        use crate::model::Unit;
+        let counts = |xs: [f64; 3]| xs.to_vec();
+        let input = MetricInput {
+            name: "c".into(),
+            metric: "instructions".into(),
+            unit: Unit::Count,
+            better: Better::Lower,
+            baseline: counts([1_000_000.0, 1_002_000.0, 999_000.0]),
+            candidate: counts([1_001_000.0, 998_500.0, 1_000_500.0]),
+            paired: true,
+            n_baseline: 3,
+            n_candidate: 3,
+            note: None,
+            within: None,
+            source: Some("valgrind-callgrind 3.19".into()),
+        };
+        let wall = MetricInput {
+            source: None,
+            metric: "latency_ns".into(),
+            unit: Unit::Nanoseconds,
+            ..input.clone()
+        };
+        let mut seq = Sequential::new(Plan { first: 1, horizon: 240 }, AnalysisConfig::default());
+        let rows = seq.look(&[input.clone()]);
+        assert_eq!(rows[0].verdict, CompareVerdict::Unchanged, "{:?}", rows[0]);
+        assert_eq!(rows[0].level, None, "judged at 95%: {:?}", rows[0].level);
+        assert!(seq.next().is_empty(), "a counter row wants no wall-time pairs");
+        let mut seq = Sequential::new(Plan { first: 1, horizon: 240 }, AnalysisConfig::default());
+        let rows = seq.look(&[wall]);
+        assert!(
+            rows[0].level.is_some_and(|l| l > 0.99),
+            "a wall row at the first look spends little: {:?}",
+            rows[0].level
+        );
     }
 }
