@@ -109,7 +109,7 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 rows = []
 for s in r["summaries"]:
-    for m in s["metrics"]:
+    for m in s.get("metrics", []):
         if m["metric"] == "instructions":
             v = [x for _, x in m["values"]]
             spread = (max(v) - min(v)) / m["center_value"] if m["center_value"] else 0

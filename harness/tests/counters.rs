@@ -251,7 +251,38 @@ fn compare_calls_two_percent_more_instructions_regressed_and_the_same_build_unch
         let md = std::fs::read_to_string(dir.path().join("compare.md")).unwrap();
         let first = md.lines().find(|l| l.starts_with("| ") && l.contains("count/scaled/loop")).unwrap();
         assert!(first.contains("instructions"), "counter rows come first: {first}");
+        let run: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("compare-run.json")).unwrap()).unwrap();
+        assert_eq!(run["counter_pairs"], 3, "--counter-processes' default: {run}");
+        assert!(run["counting_s"].as_f64().is_some_and(|s| s > 0.0), "{run}");
     }
+}
+
+/// A budget that cannot hold two counting pairs is refused after the first, with the budget
+/// that would, instead of being overrun.
+fn a_budget_too_small_for_the_counting_pairs_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = fixture(
+        dir.path(),
+        &[
+            "compare",
+            "--baseline",
+            FIXTURE,
+            "--candidate",
+            FIXTURE,
+            "count/loop_100k",
+            "count/loop_200k",
+            "--counters=valgrind",
+            "--budget",
+            "1s",
+        ],
+        &[],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--budget") && err.contains("counting pairs") && err.contains("would"),
+        "{err}"
+    );
 }
 
 fn detect_judges_values_on_counts() {
@@ -327,6 +358,10 @@ fn main() -> std::process::ExitCode {
         with_valgrind(
             "compare_calls_two_percent_more_instructions_regressed_and_the_same_build_unchanged",
             compare_calls_two_percent_more_instructions_regressed_and_the_same_build_unchanged,
+        ),
+        with_valgrind(
+            "a_budget_too_small_for_the_counting_pairs_is_refused",
+            a_budget_too_small_for_the_counting_pairs_is_refused,
         ),
         Trial::test("without_valgrind_the_error_says_how_to_install_it", || {
             without_valgrind_the_error_says_how_to_install_it();

@@ -122,7 +122,7 @@ pub struct MeasureArgs {
     pub counter_processes: usize,
     /// Counted calls per counting process under valgrind (each its own Callgrind dump); a
     /// routine whose warm-up call took long under valgrind gets as many as fit in 3 s of CPU,
-    /// at least 3.
+    /// at least 3, or 2 when those two counted the same instructions.
     #[arg(long, value_name = "M", value_parser = count::<1>, default_value_t = 5)]
     pub counter_iterations: usize,
     /// Uncounted warm-up calls before them.

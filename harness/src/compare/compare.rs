@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
+use std::time::{Duration, Instant, SystemTime};
 
 use super::analyze::{AnalysisConfig, MetricInput, analyze, suspect_environment};
 use super::base_ref::Built;
@@ -187,16 +187,16 @@ pub fn run_compare(plan: ComparePlan, opts: &CompareOptions, out: &OutDir, event
         counter_margin: opts.counter_margin,
         calibration,
     };
-    let (entries, report) = match plan.design {
+    let (entries, report, counted) = match plan.design {
         Design::Interleaved {
             baseline,
             candidate,
             selected,
         } => {
-            let (entries, report) = interleaved(&baseline, &candidate, &selected, opts, out, &host, &config, events)?;
-            (entries, Some(report))
+            let (entries, report, counted) = interleaved(&baseline, &candidate, &selected, opts, out, &host, &config, events)?;
+            (entries, Some(report), counted)
         }
-        Design::ResultDirs(inputs) => (analyze(&inputs, &config), None),
+        Design::ResultDirs(inputs) => (analyze(&inputs, &config), None, None),
     };
     // Counter rows first (stable: each group keeps its scenario order): they decide where
     // present, with wall time beside them.
@@ -210,6 +210,8 @@ pub fn run_compare(plan: ComparePlan, opts: &CompareOptions, out: &OutDir, event
     let mut run = compare_run(opts, design, warnings, host, started);
     run.margin = Some(opts.margin);
     run.build_s = plan.build_s;
+    run.counter_pairs = counted.map(|c| c.pairs);
+    run.counting_s = counted.map(|c| c.seconds);
     if let Some(b) = &plan.built {
         run.baseline = b.baseline.display().to_string();
         run.candidate = b.candidate.display().to_string();
@@ -251,7 +253,7 @@ fn interleaved(
     host: &HostInfo,
     config: &AnalysisConfig,
     events: &mut dyn Reporter,
-) -> Result<(Vec<CompareEntry>, BudgetReport), Error> {
+) -> Result<(Vec<CompareEntry>, BudgetReport, Option<Counted>), Error> {
     let scratch = out.scratch()?;
     let s = &opts.settings;
     eprintln!(
@@ -270,7 +272,7 @@ fn interleaved(
     let process = ProcessConfig::of(s, &scratch, s.seed);
     let started = std::time::Instant::now();
     let mut pairs = Interleaver::new(side(ta, &opts.baseline_env), side(tb, &opts.candidate_env), selected, &process);
-    count_pairs(&mut pairs, selected, s, events)?;
+    let counting = count_pairs(&mut pairs, selected, s, opts.budget.map(|b| (b, started)), events)?;
     let control = pairs.sibling(side(ta, &opts.baseline_env), side(ta, &opts.baseline_env));
     let settings = SequentialSettings {
         first: s.runs,
@@ -290,16 +292,35 @@ fn interleaved(
     });
     write_side(&out.file("baseline"), side_meta(&ta.describe(), s, &opts.command, host), ra)?;
     write_side(&out.file("candidate"), side_meta(&tb.describe(), s, &opts.command, host), rb)?;
-    Ok((entries, report))
+    Ok((entries, report, counting))
+}
+
+/// What the counting phase did: pairs counted of every countable scenario, and its seconds.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Counted {
+    pub pairs: usize,
+    pub seconds: f64,
 }
 
 /// Under `--counters=valgrind`, the counting pairs of every countable scenario, before the
 /// wall-time pairs and as a phase of their own, one process per core. Their records take the
 /// first places of each side's runs, on both sides alike, so pairs stay aligned.
-fn count_pairs(il: &mut Interleaver<'_>, selected: &[Listed], s: &RunSettings, events: &mut dyn Reporter) -> Result<(), Error> {
+///
+/// Under a budget (with when measuring began) they run a round (one pair of each) at a time:
+/// a round that would end past the budget is not started, leaving fewer pairs (said on stderr
+/// and in compare-run.json); a budget that cannot hold two rounds, the fewest an interval
+/// needs, is refused with the budget that would.
+fn count_pairs(
+    il: &mut Interleaver<'_>,
+    selected: &[Listed],
+    s: &RunSettings,
+    budget: Option<(Duration, Instant)>,
+    events: &mut dyn Reporter,
+) -> Result<Option<Counted>, Error> {
     let Some(c) = s.counters.as_ref().filter(|c| c.source.separate_processes()) else {
-        return Ok(());
+        return Ok(None);
     };
+    let begun = Instant::now();
     let countable: Vec<usize> = (0..selected.len()).filter(|&i| selected[i].uncounted.is_none()).collect();
     let slots: Vec<Slot> = schedule(countable.len(), s.counter_pairs, s.seed ^ 0xc0_47e5)
         .into_iter()
@@ -314,8 +335,42 @@ fn count_pairs(il: &mut Interleaver<'_>, selected: &[Listed], s: &RunSettings, e
         planned: slots.len(),
     })?;
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    il.run_counting(&slots, threads, events)?;
-    events.on_event(&RunEvent::PhaseFinished { name: &name })
+    let mut rounds = 0;
+    for round in slots.chunk_by(|a, b| a.round == b.round) {
+        if let Some((budget, started)) = budget
+            && rounds > 0
+        {
+            let per_round = begun.elapsed().as_secs_f64() / rounds as f64;
+            let end = started.elapsed().as_secs_f64() + per_round;
+            if end > budget.as_secs_f64() && rounds < 2 {
+                return Err(Error::InvalidFlag {
+                    flag: "--budget",
+                    value: format!("{}s", budget.as_secs()),
+                    reason: format!(
+                        "cannot hold 2 counting pairs of the {} counted scenarios: one pair of each took {per_round:.0} s under \
+                         valgrind; --budget {}m would, or select fewer scenarios",
+                        round.len() / 2,
+                        ((2.2 * per_round) / 60.0).ceil() + 1.0
+                    ),
+                });
+            }
+            if end > budget.as_secs_f64() {
+                eprintln!(
+                    "compare: counting stopped at {rounds} of {} pairs (--counter-processes): one more takes {per_round:.0} s, \
+                     past --budget",
+                    s.counter_pairs
+                );
+                break;
+            }
+        }
+        il.run_counting(round, threads, events)?;
+        rounds += 1;
+    }
+    events.on_event(&RunEvent::PhaseFinished { name: &name })?;
+    Ok(Some(Counted {
+        pairs: rounds,
+        seconds: begun.elapsed().as_secs_f64(),
+    }))
 }
 
 /// One phase of interleaved pairs through a fresh [`Interleaver`].
@@ -333,7 +388,7 @@ fn interleaved_runs(
     let slots = schedule(selected.len(), settings.runs, seed);
     let config = ProcessConfig::of(settings, scratch, seed);
     let mut interleaver = Interleaver::new(a, b, selected, &config);
-    count_pairs(&mut interleaver, selected, settings, events)?;
+    count_pairs(&mut interleaver, selected, settings, None, events)?;
     events.on_event(&RunEvent::PhaseStarted {
         name: phase,
         planned: slots.len(),
@@ -402,6 +457,8 @@ fn compare_run(opts: &CompareOptions, design: &str, warnings: Vec<String>, host:
         build_s: None,
         counters: opts.settings.counters.as_ref().map(|c| c.source.label()),
         counter_margin: opts.settings.counters.as_ref().map(|_| opts.counter_margin),
+        counter_pairs: None,
+        counting_s: None,
         null_control: None,
         host,
         command: opts.command.clone(),

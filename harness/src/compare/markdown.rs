@@ -140,9 +140,13 @@ fn run_notes(run: &CompareRun) -> String {
         let _ = writeln!(
             md,
             "\n**Counters:** rows counted by {} come first; their margin is ±{:.1}% (`--counter-margin`), \
-             wall time stays beside them and decides the rows without a counter.",
+             wall time stays beside them and decides the rows without a counter.{}",
             escape(source),
-            margin * 100.0
+            margin * 100.0,
+            match (run.counter_pairs, run.counting_s) {
+                (Some(p), Some(t)) => format!(" {p} counting pair(s) a scenario in {t:.0}s, before the wall-time pairs."),
+                _ => String::new(),
+            }
         );
     }
     md

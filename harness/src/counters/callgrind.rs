@@ -51,6 +51,21 @@ impl Session {
         r
     }
 
+    /// Whether the first two calls counted the same instructions to within [`AGREE`]: then a
+    /// slow routine's third call would only repeat them. Reads their dumps, which stay for
+    /// [`Session::finish`].
+    pub(crate) fn first_two_agree(&self) -> bool {
+        let ir = |(n, reason): &(usize, String)| {
+            let path = PathBuf::from(format!("{}.{n}", self.out.display()));
+            let text = fs::read_to_string(path).ok()?;
+            parse_dump(&text, reason).ok().map(|c| c.ir as f64)
+        };
+        match (self.dumps.first().and_then(ir), self.dumps.get(1).and_then(ir)) {
+            (Some(a), Some(b)) => agree(a, b),
+            _ => false,
+        }
+    }
+
     /// Switch instrumentation off and read this session's dumps, one [`CacheCosts`] per call
     /// in call order. An error names the dump file and what is wrong with it.
     pub(crate) fn finish(self) -> Result<Vec<CacheCosts>, String> {
@@ -65,6 +80,14 @@ impl Session {
             })
             .collect()
     }
+}
+
+/// Relative difference of two calls' instructions within which they count as the same call.
+pub(crate) const AGREE: f64 = 1e-4;
+
+/// Whether two instruction counts agree to within [`AGREE`].
+pub(crate) fn agree(a: f64, b: f64) -> bool {
+    (a - b).abs() <= AGREE * a.abs().max(b.abs())
 }
 
 /// The costs of one dump, checked to be the dump that `reason` asked for.
@@ -102,6 +125,14 @@ pub(crate) fn parse_dump(text: &str, reason: &str) -> Result<CacheCosts, String>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn two_calls_agree_within_a_hundredth_of_a_percent() {
+        assert!(agree(235_111_852.0, 235_111_984.0), "132 of 235 M");
+        assert!(!agree(16_800_000.0, 11_200_000.0), "a first call paying a one-time cost");
+        assert!(!agree(10_000.0, 10_002.0), "2 of 10 000 is 0.02%");
+        assert!(agree(0.0, 0.0));
+    }
 
     const DUMP: &str = "# callgrind format\nversion: 1\ncreator: callgrind-3.19.0\n\ndesc: Trigger: Client Request: harness-call-2\n\npositions: line\nevents: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw\nsummary: 14664 2143 2109 5 0 0 5\n\nfn=(1) x\n1 2\ntotals: 14666 2144 2111 5 0 0 5\n";
 

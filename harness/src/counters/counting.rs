@@ -74,7 +74,8 @@ impl Counting {
 
     /// Under Callgrind: `warmup` uncounted calls, then up to `iterations` counted ones, each
     /// with a fresh input from `setup` made outside the count: as many as fit in
-    /// [`COUNTING_TIME`] at the pace of the last warm-up call, at least [`MIN_CALLS`]. Returns
+    /// [`COUNTING_TIME`] at the pace of the last warm-up call, at least [`MIN_CALLS`], except
+    /// that such a slow routine stops at two calls that counted the same instructions. Returns
     /// `instructions` and `estimated_cycles` per call, and the calls counted.
     pub(crate) fn count_calls<I, R>(
         &self,
@@ -94,12 +95,19 @@ impl Counting {
             drop(black_box(routine(black_box(input))));
             pace = Some(cpu_time().saturating_sub(started));
         }
-        let calls = calls_within(iterations, pace);
-        for _ in 0..calls {
+        let planned = calls_within(iterations, pace);
+        let mut calls = 0;
+        while calls < planned {
             let input = setup();
             // The output is dropped after the dump: the count is the routine's alone.
             let output = session.count(|| black_box(routine(black_box(input))));
             drop(output);
+            calls += 1;
+            // A slow routine (its pace cut the calls) whose first two calls agree has paid no
+            // one-time cost in them: a third would cost seconds under valgrind and repeat them.
+            if calls == 2 && planned < iterations && session.first_two_agree() {
+                break;
+            }
         }
         let costs = session.finish()?;
         Ok((callgrind_metrics(&costs, label), calls))
@@ -147,7 +155,8 @@ pub(crate) const COUNTING_TIME: Duration = Duration::from_secs(3);
 /// The fewest counted calls: the process's value is their median, and the first calls after one
 /// warm-up can still pay one-time costs (measured: a threaded f16 reduction's first counted call
 /// 16.8 M instructions, the next ones 11.2 M). Three calls outvote one such call, so the value
-/// does not depend on how many calls were made, which the pace (CPU time) may change.
+/// does not depend on how many calls were made, which the pace (CPU time) may change. A slow
+/// routine whose first two calls count the same stops there ([`super::callgrind::AGREE`]).
 pub(crate) const MIN_CALLS: usize = 3;
 
 /// Calls to count: `iterations`, or as many as fit in [`COUNTING_TIME`] at `pace` (the last

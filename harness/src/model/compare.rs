@@ -214,6 +214,13 @@ pub struct CompareRun {
     /// Margin of the counter rows (fraction), when there were any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counter_margin: Option<f64>,
+    /// Counting pairs run of every counted scenario (`--counter-processes`, fewer when the
+    /// budget held fewer); absent without separate counting processes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counter_pairs: Option<usize>,
+    /// Seconds the counting pairs took, apart from the wall-time pairs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counting_s: Option<f64>,
     /// The A/A null control, when one ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub null_control: Option<NullControl>,
