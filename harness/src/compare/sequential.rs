@@ -249,7 +249,7 @@ mod tests {
             ..input.clone()
         };
         let mut seq = Sequential::new(Plan { first: 1, horizon: 240 }, AnalysisConfig::default());
-        let rows = seq.look(&[input.clone()]);
+        let rows = seq.look(std::slice::from_ref(&input));
         assert_eq!(rows[0].verdict, CompareVerdict::Unchanged, "{:?}", rows[0]);
         assert_eq!(rows[0].level, None, "judged at 95%: {:?}", rows[0].level);
         assert!(seq.next().is_empty(), "a counter row wants no wall-time pairs");
