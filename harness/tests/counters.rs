@@ -257,6 +257,42 @@ fn compare_calls_two_percent_more_instructions_regressed_and_the_same_build_unch
     }
 }
 
+/// Under a budget the counter rows are judged sequentially: rows that count the same in every
+/// process decide at the first look and get no more counting pairs; the wall-time rows follow.
+fn under_a_budget_exact_counter_rows_decide_at_the_first_look() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = fixture(
+        dir.path(),
+        &[
+            "compare",
+            "--baseline",
+            FIXTURE,
+            "--candidate",
+            FIXTURE,
+            "count/loop_100k",
+            "count/loop_200k",
+            "--counters=valgrind",
+            "--budget",
+            "2m",
+        ],
+        &[],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.code().is_some_and(|c| c <= 1), "{err}");
+    let rows = compare_rows(dir.path());
+    for r in rows.iter().filter(|r| r.metric == "instructions") {
+        assert_eq!(r.verdict, CompareVerdict::Unchanged, "{r:?}");
+        // The first of the counting looks at 3, 5, 8 and 12 pairs spends 1.8% of the 5%.
+        assert!(
+            r.level.is_some_and(|l| l > 0.98 && l < 0.99),
+            "the first counting look's level: {r:?}"
+        );
+    }
+    assert!(rows.iter().any(|r| r.metric == "latency_ns"), "wall time beside the counts");
+    let run: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("compare-run.json")).unwrap()).unwrap();
+    assert_eq!(run["counter_pairs"], 3, "no counting pairs beyond the first look: {run}");
+}
+
 /// A budget that cannot hold two counting pairs is refused after the first, with the budget
 /// that would, instead of being overrun.
 fn a_budget_too_small_for_the_counting_pairs_is_refused() {
@@ -358,6 +394,10 @@ fn main() -> std::process::ExitCode {
         with_valgrind(
             "compare_calls_two_percent_more_instructions_regressed_and_the_same_build_unchanged",
             compare_calls_two_percent_more_instructions_regressed_and_the_same_build_unchanged,
+        ),
+        with_valgrind(
+            "under_a_budget_exact_counter_rows_decide_at_the_first_look",
+            under_a_budget_exact_counter_rows_decide_at_the_first_look,
         ),
         with_valgrind(
             "a_budget_too_small_for_the_counting_pairs_is_refused",

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use super::analyze::{AnalysisConfig, MetricInput};
+use super::analyze::{AnalysisConfig, Look, MetricInput};
 use super::compare::PHASE;
 use super::control::{control_pairs, downgrade, judge};
 use super::inputs::from_pairs;
@@ -118,6 +118,7 @@ pub(crate) fn run_sequential(
     selected: &[Listed],
     s: SequentialSettings,
     config: AnalysisConfig,
+    counter_looks: BTreeMap<(String, String), Look>,
     events: &mut dyn Reporter,
 ) -> Result<Finished, Error> {
     let mut rng = ChaCha8Rng::seed_from_u64(s.seed);
@@ -129,7 +130,7 @@ pub(crate) fn run_sequential(
     };
     let first = plan.first;
     report.horizon = plan.horizon;
-    let mut seq = Sequential::new(plan, config);
+    let mut seq = Sequential::new(plan, config).with_counter_looks(counter_looks);
     let mut want: BTreeMap<String, usize> = selected.iter().map(|l| (l.name.clone(), first)).collect();
     loop {
         let slots = batch(selected, &pair_counts(pairs.runs()), &want, &mut rng);

@@ -7,14 +7,15 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::SystemTime;
 
 use super::analyze::{AnalysisConfig, MetricInput, analyze, suspect_environment};
 use super::base_ref::Built;
 use super::budget::{BudgetReport, SequentialSettings, run_sequential};
 use super::calibrate::calibrate;
+use super::count_pairs::{Counted, count_pairs};
 use super::inputs::{from_pairs, from_results};
-use super::interleave::{Interleaver, ProcessConfig, ScenarioRuns, SideTarget, Slot, schedule};
+use super::interleave::{Interleaver, ProcessConfig, ScenarioRuns, SideTarget, schedule};
 use super::options::{CalibrateOptions, CompareOptions, RunSettings};
 use super::output::read_calibration;
 use super::verdict::ALPHA;
@@ -210,8 +211,8 @@ pub fn run_compare(plan: ComparePlan, opts: &CompareOptions, out: &OutDir, event
     let mut run = compare_run(opts, design, warnings, host, started);
     run.margin = Some(opts.margin);
     run.build_s = plan.build_s;
-    run.counter_pairs = counted.map(|c| c.pairs);
-    run.counting_s = counted.map(|c| c.seconds);
+    run.counter_pairs = counted.as_ref().map(|c| c.pairs);
+    run.counting_s = counted.as_ref().map(|c| c.seconds);
     if let Some(b) = &plan.built {
         run.baseline = b.baseline.display().to_string();
         run.candidate = b.candidate.display().to_string();
@@ -272,7 +273,7 @@ fn interleaved(
     let process = ProcessConfig::of(s, &scratch, s.seed);
     let started = std::time::Instant::now();
     let mut pairs = Interleaver::new(side(ta, &opts.baseline_env), side(tb, &opts.candidate_env), selected, &process);
-    let counting = count_pairs(&mut pairs, selected, s, opts.budget.map(|b| (b, started)), events)?;
+    let counting = count_pairs(&mut pairs, selected, s, config, opts.budget.map(|b| (b, started)), events)?;
     let control = pairs.sibling(side(ta, &opts.baseline_env), side(ta, &opts.baseline_env));
     let settings = SequentialSettings {
         first: s.runs,
@@ -283,7 +284,8 @@ fn interleaved(
         started,
         counted: s.counters.as_ref().is_some_and(|c| c.source.separate_processes()),
     };
-    let (runs, _, entries, report) = run_sequential(pairs, control, selected, settings, config.clone(), events)?;
+    let counter_looks = counting.as_ref().map(|c| c.looks.clone()).unwrap_or_default();
+    let (runs, _, entries, report) = run_sequential(pairs, control, selected, settings, config.clone(), counter_looks, events)?;
     let _ = std::fs::remove_dir_all(&scratch);
     let (ra, rb): (Vec<RunRecord>, Vec<RunRecord>) = runs.into_values().fold((Vec::new(), Vec::new()), |(mut x, mut y), s| {
         x.extend(s.baseline);
@@ -293,84 +295,6 @@ fn interleaved(
     write_side(&out.file("baseline"), side_meta(&ta.describe(), s, &opts.command, host), ra)?;
     write_side(&out.file("candidate"), side_meta(&tb.describe(), s, &opts.command, host), rb)?;
     Ok((entries, report, counting))
-}
-
-/// What the counting phase did: pairs counted of every countable scenario, and its seconds.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Counted {
-    pub pairs: usize,
-    pub seconds: f64,
-}
-
-/// Under `--counters=valgrind`, the counting pairs of every countable scenario, before the
-/// wall-time pairs and as a phase of their own, one process per core. Their records take the
-/// first places of each side's runs, on both sides alike, so pairs stay aligned.
-///
-/// Under a budget (with when measuring began) they run a round (one pair of each) at a time:
-/// a round that would end past the budget is not started, leaving fewer pairs (said on stderr
-/// and in compare-run.json); a budget that cannot hold two rounds, the fewest an interval
-/// needs, is refused with the budget that would.
-fn count_pairs(
-    il: &mut Interleaver<'_>,
-    selected: &[Listed],
-    s: &RunSettings,
-    budget: Option<(Duration, Instant)>,
-    events: &mut dyn Reporter,
-) -> Result<Option<Counted>, Error> {
-    let Some(c) = s.counters.as_ref().filter(|c| c.source.separate_processes()) else {
-        return Ok(None);
-    };
-    let begun = Instant::now();
-    let countable: Vec<usize> = (0..selected.len()).filter(|&i| selected[i].uncounted.is_none()).collect();
-    let slots: Vec<Slot> = schedule(countable.len(), s.counter_pairs, s.seed ^ 0xc0_47e5)
-        .into_iter()
-        .map(|slot| Slot {
-            scenario: countable[slot.scenario],
-            ..slot
-        })
-        .collect();
-    let name = format!("{PHASE} counters ({})", c.source.label());
-    events.on_event(&RunEvent::PhaseStarted {
-        name: &name,
-        planned: slots.len(),
-    })?;
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let mut rounds = 0;
-    for round in slots.chunk_by(|a, b| a.round == b.round) {
-        if let Some((budget, started)) = budget
-            && rounds > 0
-        {
-            let per_round = begun.elapsed().as_secs_f64() / rounds as f64;
-            let end = started.elapsed().as_secs_f64() + per_round;
-            if end > budget.as_secs_f64() && rounds < 2 {
-                return Err(Error::InvalidFlag {
-                    flag: "--budget",
-                    value: format!("{}s", budget.as_secs()),
-                    reason: format!(
-                        "cannot hold 2 counting pairs of the {} counted scenarios: one pair of each took {per_round:.0} s under \
-                         valgrind; --budget {}m would, or select fewer scenarios",
-                        round.len() / 2,
-                        ((2.2 * per_round) / 60.0).ceil() + 1.0
-                    ),
-                });
-            }
-            if end > budget.as_secs_f64() {
-                eprintln!(
-                    "compare: counting stopped at {rounds} of {} pairs (--counter-processes): one more takes {per_round:.0} s, \
-                     past --budget",
-                    s.counter_pairs
-                );
-                break;
-            }
-        }
-        il.run_counting(round, threads, events)?;
-        rounds += 1;
-    }
-    events.on_event(&RunEvent::PhaseFinished { name: &name })?;
-    Ok(Some(Counted {
-        pairs: rounds,
-        seconds: begun.elapsed().as_secs_f64(),
-    }))
 }
 
 /// One phase of interleaved pairs through a fresh [`Interleaver`].
@@ -388,7 +312,7 @@ fn interleaved_runs(
     let slots = schedule(selected.len(), settings.runs, seed);
     let config = ProcessConfig::of(settings, scratch, seed);
     let mut interleaver = Interleaver::new(a, b, selected, &config);
-    count_pairs(&mut interleaver, selected, settings, None, events)?;
+    count_pairs(&mut interleaver, selected, settings, &AnalysisConfig::default(), None, events)?;
     events.on_event(&RunEvent::PhaseStarted {
         name: phase,
         planned: slots.len(),

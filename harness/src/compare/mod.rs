@@ -22,6 +22,7 @@ mod calibrate;
 #[expect(clippy::module_inception, reason = "the pipeline of the compare module is its own concept")]
 mod compare;
 mod control;
+mod count_pairs;
 mod effect;
 mod inputs;
 mod interleave;

@@ -91,26 +91,64 @@ pub(crate) struct Sequential {
     pub scenarios: BTreeMap<String, ScenarioState>,
     /// Sequential p-value of each (scenario, metric) so far.
     p_seq: BTreeMap<(String, String), f64>,
+    /// The alpha of each row's latest look.
+    alpha: BTreeMap<(String, String), f64>,
+    /// Counting pairs are what this design adds (its rows are counter rows); otherwise
+    /// wall-time pairs, and counter rows keep the looks of `counter_looks`.
+    counting: bool,
+    /// The counter rows' places in the counting design, which ended before the first look.
+    counter_looks: BTreeMap<(String, String), Look>,
 }
 
-/// Whether a row's verdict ends the need for pairs. A counter row does: more wall-time pairs
-/// cannot change its counts.
-fn decided(e: &CompareEntry) -> bool {
+/// Whether a row's verdict ends the need for pairs. In the wall-time design a counter row does:
+/// more wall-time pairs cannot change its counts.
+fn decided(e: &CompareEntry, counting: bool) -> bool {
     e.verdict != CompareVerdict::Inconclusive
         || e.better == Better::Neither
         || e.derived_from.is_some()
         || e.ratio.is_none()
-        || e.source.is_some()
+        || (e.source.is_some() && !counting)
 }
 
 impl Sequential {
+    /// The wall-time design; counter rows are judged with `counter_looks` (from
+    /// [`Sequential::row_looks`] of the counting design), else at the whole alpha.
     pub fn new(plan: Plan, config: AnalysisConfig) -> Self {
         Sequential {
             plan,
             config,
             scenarios: BTreeMap::new(),
             p_seq: BTreeMap::new(),
+            alpha: BTreeMap::new(),
+            counting: false,
+            counter_looks: BTreeMap::new(),
         }
+    }
+
+    /// The counting design: looks at counting pairs, for counter rows only.
+    pub fn counting(plan: Plan, config: AnalysisConfig) -> Self {
+        Sequential {
+            counting: true,
+            ..Sequential::new(plan, config)
+        }
+    }
+
+    /// Judge counter rows as the counting design left them.
+    pub fn with_counter_looks(mut self, looks: BTreeMap<(String, String), Look>) -> Self {
+        self.counter_looks = looks;
+        self
+    }
+
+    /// Each row's place after its latest look: judged again on the same data with it, a row
+    /// gets the same p-value and interval.
+    pub fn row_looks(&self) -> BTreeMap<(String, String), Look> {
+        self.alpha
+            .iter()
+            .map(|(k, &alpha)| {
+                let p_prior = self.p_seq.get(k).copied().unwrap_or(1.0);
+                (k.clone(), Look { alpha, p_prior })
+            })
+            .collect()
     }
 
     /// Analyse the data so far (every scenario's pairs, cumulative) as one look, update each
@@ -120,28 +158,35 @@ impl Sequential {
             .iter()
             .map(|m| {
                 let s = self.scenarios.entry(m.name.clone()).or_default();
-                if m.source.is_some() {
-                    // Counted once, before any look, and never topped up: every look sees the
-                    // same counts, so one test at the whole alpha is exact, not a peek.
-                    return Look::SINGLE;
+                let key = (m.name.clone(), m.metric.clone());
+                if m.source.is_some() && !self.counting {
+                    // Counted before any wall-time look and never again: every look sees the
+                    // same counts, judged where the counting design left them (one test at the
+                    // whole alpha without one), exactly, not a peek.
+                    return self.counter_looks.get(&key).copied().unwrap_or(Look::SINGLE);
                 }
                 Look {
                     alpha: self.plan.alpha_at(s.look),
-                    p_prior: self.p_seq.get(&(m.name.clone(), m.metric.clone())).copied().unwrap_or(1.0),
+                    p_prior: self.p_seq.get(&key).copied().unwrap_or(1.0),
                 }
             })
             .collect();
         let (entries, p_seq) = analyze_looks(inputs, &self.config, &looks);
-        for (m, p) in inputs.iter().zip(p_seq) {
+        for ((m, p), l) in inputs.iter().zip(p_seq).zip(&looks) {
             self.p_seq.insert((m.name.clone(), m.metric.clone()), p);
+            self.alpha.insert((m.name.clone(), m.metric.clone()), l.alpha);
         }
         let last = self.plan.grid().len() - 1;
         for (name, s) in &mut self.scenarios {
             let rows: Vec<&CompareEntry> = entries.iter().filter(|e| &e.name == name).collect();
-            let needed = rows.iter().filter(|e| !decided(e)).filter_map(|e| e.runs_needed).max();
+            let needed = rows
+                .iter()
+                .filter(|e| !decided(e, self.counting))
+                .filter_map(|e| e.runs_needed)
+                .max();
             // Judged from the second look on: ten pairs on a busy machine can misjudge the spread.
             s.out_of_reach = s.look >= 1 && needed.is_some_and(|n| n > OUT_OF_REACH * self.plan.horizon);
-            s.done = s.stopped || rows.iter().all(|e| decided(e)) || s.look >= last || s.out_of_reach;
+            s.done = s.stopped || rows.iter().all(|e| decided(e, self.counting)) || s.look >= last || s.out_of_reach;
         }
         entries
     }
@@ -260,5 +305,43 @@ mod tests {
             "a wall row at the first look spends little: {:?}",
             rows[0].level
         );
+    }
+
+    /// The counting design tops up a counter row whose counts move with the process, and hands
+    /// its place on: judged again in the wall-time design on the same counts, the row keeps its
+    /// interval level and p-value.
+    #[test]
+    fn the_counting_design_tops_up_a_varying_counter_row_and_hands_its_look_on() {
+        use crate::model::Unit;
+        let input = MetricInput {
+            name: "gather".into(),
+            metric: "instructions".into(),
+            unit: Unit::Count,
+            better: Better::Lower,
+            baseline: vec![8912.0, 8975.0, 8930.0],
+            candidate: vec![8942.0, 8901.0, 8990.0],
+            paired: true,
+            n_baseline: 3,
+            n_candidate: 3,
+            note: None,
+            within: None,
+            source: Some("valgrind-callgrind 3.19".into()),
+        };
+        let plan = Plan { first: 3, horizon: 12 };
+        let mut counting = Sequential::counting(plan, AnalysisConfig::default());
+        let first = counting.look(std::slice::from_ref(&input)).remove(0);
+        assert_eq!(first.verdict, CompareVerdict::Inconclusive, "{first:?}");
+        assert_eq!(counting.next().get("gather"), Some(&5), "a varying row gets more counting pairs");
+        counting.stop("gather");
+        let looks = counting.row_looks();
+        let key = ("gather".to_owned(), "instructions".to_owned());
+        assert!((looks[&key].alpha - plan.alpha_at(0)).abs() < 1e-15, "{looks:?}");
+        let mut wall = Sequential::new(Plan { first: 10, horizon: 60 }, AnalysisConfig::default()).with_counter_looks(looks);
+        let again = wall.look(std::slice::from_ref(&input)).remove(0);
+        assert_eq!(
+            (again.level, again.p_value, again.verdict),
+            (first.level, first.p_value, first.verdict)
+        );
+        assert!(wall.next().is_empty(), "the wall-time design asks no pairs for a counter row");
     }
 }

@@ -1,0 +1,188 @@
+//! The counting pairs of `--counters=valgrind`: every countable scenario counted in pairs of
+//! processes (baseline, candidate) before any wall-time pair, one process per core.
+//!
+//! Without a budget that is `--counter-processes` pairs and one look at the whole alpha. With
+//! `--budget` the counter rows are judged sequentially like the wall-time rows
+//! ([`Sequential`]): after the first `--counter-processes` pairs, only the scenarios whose
+//! counter rows are still undecided get more pairs, at looks up to [`HORIZON_FACTOR`] times as
+//! many, each spending its share of alpha. Most routines count the same in every process and
+//! decide at the first look; a small routine whose counts move with the process (0.3-1.5% for
+//! a 9 000-instruction gather) needs more pairs, and those are cheap. The rows' alpha spent is
+//! handed on to the wall-time looks, which see the same counts and so re-judge them exactly.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+use super::analyze::{AnalysisConfig, Look};
+use super::compare::PHASE;
+use super::inputs::from_pairs;
+use super::interleave::{Interleaver, ScenarioRuns, Slot, push_pair, schedule};
+use super::options::RunSettings;
+use super::sequential::{Plan, Sequential};
+use crate::errors::Error;
+use crate::events::{Reporter, RunEvent};
+use crate::model::{Listed, RunRecord};
+
+/// The most counting pairs a scenario can get under a budget, as a multiple of the first look's.
+const HORIZON_FACTOR: usize = 4;
+/// Share of the budget the counting keeps free for the wall-time pilot pair of every scenario.
+const WALL_RESERVE: f64 = 0.1;
+
+/// What the counting phase did.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Counted {
+    /// Counting pairs of the scenario counted most.
+    pub pairs: usize,
+    /// Seconds the counting took.
+    pub seconds: f64,
+    /// Each counter row's place in the sequential design: the wall-time looks judge it so.
+    pub looks: BTreeMap<(String, String), Look>,
+}
+
+/// The counting processes of `sr`, one side.
+fn counted(v: &[RunRecord]) -> impl Iterator<Item = &RunRecord> {
+    v.iter().filter(|r| r.counted_by.is_some())
+}
+
+/// Counting pairs of each scenario so far, and the process seconds one pair has taken.
+fn pairs_and_cost(runs: &BTreeMap<String, ScenarioRuns>) -> BTreeMap<String, (usize, f64)> {
+    runs.iter()
+        .map(|(name, sr)| {
+            let n = counted(&sr.baseline).count().min(counted(&sr.candidate).count());
+            let ns: u64 = counted(&sr.baseline).chain(counted(&sr.candidate)).map(|r| r.wall_ns).sum();
+            (name.clone(), (n, ns as f64 / 1e9 / n.max(1) as f64))
+        })
+        .collect()
+}
+
+/// Run `slots` (counting processes, `threads` at a time) as one phase of the seam.
+fn phase(il: &mut Interleaver<'_>, slots: &[Slot], name: &str, threads: usize, events: &mut dyn Reporter) -> Result<(), Error> {
+    events.on_event(&RunEvent::PhaseStarted {
+        name,
+        planned: slots.len(),
+    })?;
+    il.run_counting(slots, threads, events)?;
+    events.on_event(&RunEvent::PhaseFinished { name })
+}
+
+/// The counting pairs of every countable scenario in `selected`, before the wall-time pairs;
+/// `None` when the counters need no processes of their own. Their records take the first
+/// places of each side's runs, on both sides alike, so pairs stay aligned.
+///
+/// Under a budget (with when measuring began) the first pairs run a round (one pair of each)
+/// at a time: a round that would end past the budget is not started, and a budget that cannot
+/// hold two rounds, the fewest an interval needs, is refused with the budget that would. Then
+/// the undecided scenarios get more, cheapest first, while the budget lasts.
+pub(crate) fn count_pairs(
+    il: &mut Interleaver<'_>,
+    selected: &[Listed],
+    s: &RunSettings,
+    config: &AnalysisConfig,
+    budget: Option<(Duration, Instant)>,
+    events: &mut dyn Reporter,
+) -> Result<Option<Counted>, Error> {
+    let Some(c) = s.counters.as_ref().filter(|c| c.source.separate_processes()) else {
+        return Ok(None);
+    };
+    let begun = Instant::now();
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let countable: Vec<usize> = (0..selected.len()).filter(|&i| selected[i].uncounted.is_none()).collect();
+    let slots: Vec<Slot> = schedule(countable.len(), s.counter_pairs, s.seed ^ 0xc0_47e5)
+        .into_iter()
+        .map(|slot| Slot {
+            scenario: countable[slot.scenario],
+            ..slot
+        })
+        .collect();
+    let name = format!("{PHASE} counters ({})", c.source.label());
+    events.on_event(&RunEvent::PhaseStarted {
+        name: &name,
+        planned: slots.len(),
+    })?;
+    let mut rounds = 0;
+    for round in slots.chunk_by(|a, b| a.round == b.round) {
+        if let Some((budget, started)) = budget
+            && rounds > 0
+        {
+            let per_round = begun.elapsed().as_secs_f64() / rounds as f64;
+            let end = started.elapsed().as_secs_f64() + per_round;
+            if end > budget.as_secs_f64() && rounds < 2 {
+                return Err(Error::InvalidFlag {
+                    flag: "--budget",
+                    value: format!("{}s", budget.as_secs()),
+                    reason: format!(
+                        "cannot hold 2 counting pairs of the {} counted scenarios: one pair of each took {per_round:.0} s under \
+                         valgrind; --budget {}m would, or select fewer scenarios",
+                        round.len() / 2,
+                        ((2.2 * per_round) / 60.0).ceil() + 1.0
+                    ),
+                });
+            }
+            if end > budget.as_secs_f64() {
+                eprintln!(
+                    "compare: counting stopped at {rounds} of {} pairs (--counter-processes): one more takes {per_round:.0} s, \
+                     past --budget",
+                    s.counter_pairs
+                );
+                break;
+            }
+        }
+        il.run_counting(round, threads, events)?;
+        rounds += 1;
+    }
+    events.on_event(&RunEvent::PhaseFinished { name: &name })?;
+    let mut done = Counted::default();
+    if let Some((budget, started)) = budget.filter(|_| rounds == s.counter_pairs) {
+        let plan = Plan {
+            first: rounds,
+            horizon: HORIZON_FACTOR * rounds,
+        };
+        let mut seq = Sequential::counting(plan, config.clone());
+        let mut rng = ChaCha8Rng::seed_from_u64(s.seed ^ 0x0709_u64);
+        let mut look = 1;
+        loop {
+            let inputs: Vec<_> = from_pairs(il.runs(), false).into_iter().filter(|m| m.source.is_some()).collect();
+            seq.look(&inputs);
+            let mut want = seq.next();
+            let have = pairs_and_cost(il.runs());
+            // Cheapest first, each pair at its measured cost spread over the cores.
+            let mut left = budget.as_secs_f64() * (1.0 - WALL_RESERVE) - started.elapsed().as_secs_f64();
+            let mut order: Vec<(f64, String)> = want
+                .iter()
+                .map(|(name, &n)| {
+                    let (got, cost) = have.get(name).copied().unwrap_or((0, 0.0));
+                    (n.saturating_sub(got) as f64 * cost / threads as f64, name.clone())
+                })
+                .collect();
+            order.sort_by(|x, y| x.0.total_cmp(&y.0));
+            for (cost, name) in order {
+                if cost <= left {
+                    left -= cost;
+                } else {
+                    want.remove(&name);
+                    seq.stop(&name);
+                }
+            }
+            if want.is_empty() {
+                break;
+            }
+            let mut slots = Vec::new();
+            for (i, listed) in selected.iter().enumerate() {
+                let Some(&n) = want.get(&listed.name) else { continue };
+                let got = have.get(&listed.name).map_or(0, |h| h.0);
+                for round in got..n {
+                    push_pair(&mut slots, round, i, &mut rng);
+                }
+            }
+            look += 1;
+            phase(il, &slots, &format!("{PHASE} counters, look {look}"), threads, events)?;
+        }
+        done.looks = seq.row_looks();
+    }
+    done.pairs = pairs_and_cost(il.runs()).values().map(|v| v.0).max().unwrap_or(0);
+    done.seconds = begun.elapsed().as_secs_f64();
+    Ok(Some(done))
+}
