@@ -203,7 +203,9 @@ fn iter_custom_is_timed_but_not_counted() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
     let r = results(dir.path());
     let s = r.summaries.iter().find(|s| s.scenario == "count/custom").unwrap();
-    assert_eq!(s.verdict, Verdict::Measured);
+    // Measured, or unstable when two wall-time processes on a busy machine disagree: a verdict
+    // about its wall time, which this test does not control; never failed or skipped.
+    assert!(matches!(s.verdict, Verdict::Measured | Verdict::Unstable), "{:?}", s.verdict);
     assert!(metric(&r, "count/custom", "latency_ns").is_some());
     assert!(metric(&r, "count/custom", "instructions").is_none());
     let counted = r.runs.iter().find(|x| x.counted_by.is_some()).unwrap();
