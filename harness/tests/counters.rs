@@ -216,6 +216,17 @@ fn iter_custom_is_timed_but_not_counted() {
     );
 }
 
+fn compare_run(dir: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("compare-run.json")).expect("compare-run.json")).expect("JSON")
+}
+
+/// `compare` of the fixture against itself with counters, on `extra` (scenarios and flags).
+fn compare_fixture(dir: &Path, extra: &[&str]) -> Output {
+    let mut args = vec!["compare", "--baseline", FIXTURE, "--candidate", FIXTURE, "--counters=valgrind"];
+    args.extend_from_slice(extra);
+    fixture(dir, &args, &[])
+}
+
 fn compare_rows(dir: &Path) -> Vec<CompareEntry> {
     let text = std::fs::read_to_string(dir.join("compare.json")).expect("compare.json");
     serde_json::from_str(&text).expect("compare.json holds the rows")
@@ -224,23 +235,8 @@ fn compare_rows(dir: &Path) -> Vec<CompareEntry> {
 fn compare_calls_two_percent_more_instructions_regressed_and_the_same_build_unchanged() {
     for (scale, want) in [("100", CompareVerdict::Unchanged), ("102", CompareVerdict::Regressed)] {
         let dir = tempfile::tempdir().unwrap();
-        let out = fixture(
-            dir.path(),
-            &[
-                "compare",
-                "--baseline",
-                FIXTURE,
-                "--candidate",
-                FIXTURE,
-                "count/scaled/loop",
-                "--runs",
-                "2",
-                "--counters=valgrind",
-                "--candidate-env",
-                &format!("FIXTURE_COUNTERS_SCALE={scale}"),
-            ],
-            &[],
-        );
+        let env = format!("FIXTURE_COUNTERS_SCALE={scale}");
+        let out = compare_fixture(dir.path(), &["count/scaled/loop", "--runs", "2", "--candidate-env", &env]);
         assert!(
             out.status.code().is_some_and(|c| c <= 1),
             "{}",
@@ -253,7 +249,7 @@ fn compare_calls_two_percent_more_instructions_regressed_and_the_same_build_unch
         let md = std::fs::read_to_string(dir.path().join("compare.md")).unwrap();
         let first = md.lines().find(|l| l.starts_with("| ") && l.contains("count/scaled/loop")).unwrap();
         assert!(first.contains("instructions"), "counter rows come first: {first}");
-        let run: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("compare-run.json")).unwrap()).unwrap();
+        let run = compare_run(dir.path());
         assert_eq!(run["counter_pairs"], 3, "--counter-processes' default: {run}");
         assert!(run["counting_s"].as_f64().is_some_and(|s| s > 0.0), "{run}");
     }
@@ -263,22 +259,7 @@ fn compare_calls_two_percent_more_instructions_regressed_and_the_same_build_unch
 /// process decide at the first look and get no more counting pairs; the wall-time rows follow.
 fn under_a_budget_exact_counter_rows_decide_at_the_first_look() {
     let dir = tempfile::tempdir().unwrap();
-    let out = fixture(
-        dir.path(),
-        &[
-            "compare",
-            "--baseline",
-            FIXTURE,
-            "--candidate",
-            FIXTURE,
-            "count/loop_100k",
-            "count/loop_200k",
-            "--counters=valgrind",
-            "--budget",
-            "2m",
-        ],
-        &[],
-    );
+    let out = compare_fixture(dir.path(), &["count/loop_100k", "count/loop_200k", "--budget", "2m"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.code().is_some_and(|c| c <= 1), "{err}");
     let rows = compare_rows(dir.path());
@@ -291,7 +272,7 @@ fn under_a_budget_exact_counter_rows_decide_at_the_first_look() {
         );
     }
     assert!(rows.iter().any(|r| r.metric == "latency_ns"), "wall time beside the counts");
-    let run: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("compare-run.json")).unwrap()).unwrap();
+    let run = compare_run(dir.path());
     assert_eq!(run["counter_pairs"], 3, "no counting pairs beyond the first look: {run}");
 }
 
@@ -299,22 +280,7 @@ fn under_a_budget_exact_counter_rows_decide_at_the_first_look() {
 /// that would, instead of being overrun.
 fn a_budget_too_small_for_the_counting_pairs_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let out = fixture(
-        dir.path(),
-        &[
-            "compare",
-            "--baseline",
-            FIXTURE,
-            "--candidate",
-            FIXTURE,
-            "count/loop_100k",
-            "count/loop_200k",
-            "--counters=valgrind",
-            "--budget",
-            "1s",
-        ],
-        &[],
-    );
+    let out = compare_fixture(dir.path(), &["count/loop_100k", "count/loop_200k", "--budget", "1s"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(

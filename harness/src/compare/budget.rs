@@ -243,30 +243,39 @@ fn afford(
     seq: &mut Sequential,
     report: &mut BudgetReport,
     runs: &BTreeMap<String, ScenarioRuns>,
-    mut left: f64,
+    left: f64,
     control_share: f64,
 ) {
     let have = pair_counts(runs);
-    let mut cost: Vec<(f64, String)> = want
-        .iter()
-        .map(|(name, &n)| {
-            let per_pair = report.pair_seconds.get(name).copied().unwrap_or(0.0) * (1.0 + control_share);
-            (
-                n.saturating_sub(have.get(name).copied().unwrap_or(0)) as f64 * per_pair,
-                name.clone(),
-            )
-        })
-        .collect();
-    cost.sort_by(|x, y| x.0.total_cmp(&y.0));
-    for (c, name) in cost {
+    let cut = keep_affordable(want, seq, left, |name, n| {
+        let per_pair = report.pair_seconds.get(name).copied().unwrap_or(0.0) * (1.0 + control_share);
+        n.saturating_sub(have.get(name).copied().unwrap_or(0)) as f64 * per_pair
+    });
+    report.cut_by_budget.extend(cut);
+}
+
+/// Keep in `want` (scenario -> pairs wanted) the scenarios whose `cost(name, pairs)` seconds
+/// fit in `left`, cheapest first; the others are stopped at their last look in `seq` and
+/// returned.
+pub(crate) fn keep_affordable(
+    want: &mut BTreeMap<String, usize>,
+    seq: &mut Sequential,
+    mut left: f64,
+    cost: impl Fn(&str, usize) -> f64,
+) -> Vec<String> {
+    let mut order: Vec<(f64, String)> = want.iter().map(|(name, &n)| (cost(name, n), name.clone())).collect();
+    order.sort_by(|x, y| x.0.total_cmp(&y.0));
+    let mut cut = Vec::new();
+    for (c, name) in order {
         if c <= left {
             left -= c;
         } else {
             want.remove(&name);
             seq.stop(&name);
-            report.cut_by_budget.push(name);
+            cut.push(name);
         }
     }
+    cut
 }
 
 type Finished = (BTreeMap<String, ScenarioRuns>, Vec<MetricInput>, Vec<CompareEntry>, BudgetReport);
@@ -329,6 +338,17 @@ mod tests {
             timeout: None,
             uncounted: None,
         }
+    }
+
+    #[test]
+    fn the_budget_keeps_the_cheapest_scenarios_and_stops_the_rest() {
+        use crate::compare::analyze::AnalysisConfig;
+        let mut seq = Sequential::new(Plan { first: 10, horizon: 60 }, AnalysisConfig::default());
+        let mut want = BTreeMap::from([("a".to_owned(), 15), ("b".to_owned(), 15), ("c".to_owned(), 15)]);
+        let price = BTreeMap::from([("a", 3.0), ("b", 1.0), ("c", 2.0)]);
+        let cut = keep_affordable(&mut want, &mut seq, 3.5, |name, n| price[name] * (n - 10) as f64 / 5.0);
+        assert_eq!(cut, vec!["a".to_owned()]);
+        assert_eq!(want.keys().collect::<Vec<_>>(), ["b", "c"]);
     }
 
     #[test]

@@ -17,6 +17,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use super::analyze::{AnalysisConfig, Look};
+use super::budget::keep_affordable;
 use super::compare::PHASE;
 use super::inputs::from_pairs;
 use super::interleave::{Interleaver, ScenarioRuns, Slot, push_pair, schedule};
@@ -148,24 +149,12 @@ pub(crate) fn count_pairs(
             seq.look(&inputs);
             let mut want = seq.next();
             let have = pairs_and_cost(il.runs());
-            // Cheapest first, each pair at its measured cost spread over the cores.
-            let mut left = budget.as_secs_f64() * (1.0 - WALL_RESERVE) - started.elapsed().as_secs_f64();
-            let mut order: Vec<(f64, String)> = want
-                .iter()
-                .map(|(name, &n)| {
-                    let (got, cost) = have.get(name).copied().unwrap_or((0, 0.0));
-                    (n.saturating_sub(got) as f64 * cost / threads as f64, name.clone())
-                })
-                .collect();
-            order.sort_by(|x, y| x.0.total_cmp(&y.0));
-            for (cost, name) in order {
-                if cost <= left {
-                    left -= cost;
-                } else {
-                    want.remove(&name);
-                    seq.stop(&name);
-                }
-            }
+            // Each pair at its measured cost, spread over the cores.
+            let left = budget.as_secs_f64() * (1.0 - WALL_RESERVE) - started.elapsed().as_secs_f64();
+            keep_affordable(&mut want, &mut seq, left, |name, n| {
+                let (got, cost) = have.get(name).copied().unwrap_or((0, 0.0));
+                n.saturating_sub(got) as f64 * cost / threads as f64
+            });
             if want.is_empty() {
                 break;
             }

@@ -218,6 +218,24 @@ impl Sequential {
 mod tests {
     use super::*;
 
+    /// A counter row of three counting pairs.
+    fn counter_input(name: &str, baseline: [f64; 3], candidate: [f64; 3]) -> MetricInput {
+        MetricInput {
+            name: name.into(),
+            metric: "instructions".into(),
+            unit: crate::model::Unit::Count,
+            better: Better::Lower,
+            baseline: baseline.to_vec(),
+            candidate: candidate.to_vec(),
+            paired: true,
+            n_baseline: 3,
+            n_candidate: 3,
+            note: None,
+            within: None,
+            source: Some("valgrind-callgrind 3.19".into()),
+        }
+    }
+
     #[test]
     fn the_grid_grows_geometrically_and_spends_exactly_alpha() {
         let p = Plan { first: 10, horizon: 60 };
@@ -272,21 +290,7 @@ mod tests {
     #[test]
     fn a_counter_row_is_judged_at_the_whole_alpha_and_wants_no_pairs() {
         use crate::model::Unit;
-        let counts = |xs: [f64; 3]| xs.to_vec();
-        let input = MetricInput {
-            name: "c".into(),
-            metric: "instructions".into(),
-            unit: Unit::Count,
-            better: Better::Lower,
-            baseline: counts([1_000_000.0, 1_002_000.0, 999_000.0]),
-            candidate: counts([1_001_000.0, 998_500.0, 1_000_500.0]),
-            paired: true,
-            n_baseline: 3,
-            n_candidate: 3,
-            note: None,
-            within: None,
-            source: Some("valgrind-callgrind 3.19".into()),
-        };
+        let input = counter_input("c", [1_000_000.0, 1_002_000.0, 999_000.0], [1_001_000.0, 998_500.0, 1_000_500.0]);
         let wall = MetricInput {
             source: None,
             metric: "latency_ns".into(),
@@ -312,21 +316,7 @@ mod tests {
     /// interval level and p-value.
     #[test]
     fn the_counting_design_tops_up_a_varying_counter_row_and_hands_its_look_on() {
-        use crate::model::Unit;
-        let input = MetricInput {
-            name: "gather".into(),
-            metric: "instructions".into(),
-            unit: Unit::Count,
-            better: Better::Lower,
-            baseline: vec![8912.0, 8975.0, 8930.0],
-            candidate: vec![8942.0, 8901.0, 8990.0],
-            paired: true,
-            n_baseline: 3,
-            n_candidate: 3,
-            note: None,
-            within: None,
-            source: Some("valgrind-callgrind 3.19".into()),
-        };
+        let input = counter_input("gather", [8912.0, 8975.0, 8930.0], [8942.0, 8901.0, 8990.0]);
         let plan = Plan { first: 3, horizon: 12 };
         let mut counting = Sequential::counting(plan, AnalysisConfig::default());
         let first = counting.look(std::slice::from_ref(&input)).remove(0);
