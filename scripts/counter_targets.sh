@@ -121,5 +121,26 @@ spreads = sorted(float(s[:-1]) for *_, s in rows if s != "exact")
 print(f"    instructions across processes: {exact} of {len(rows)} scenarios exact; the others' max-min spread"
       f" median {spreads[len(spreads) // 2] if spreads else 0:.3f}%, largest {spreads[-1] if spreads else 0:.3f}%")
 PY
+  # estimated_cycles per scenario, and the sd of ln(count) between processes over both metrics
+  # (the shape docs/statistics.md gives).
+  python3 - "$OUT/counted/results.json" <<'PY' > "$OUT/variation-cycles.txt"
+import json, math, sys
+r = json.load(open(sys.argv[1]))
+sds = []
+for s in r["summaries"]:
+    for m in s.get("metrics", []):
+        if m["metric"] not in ("instructions", "estimated_cycles"):
+            continue
+        v = [x for _, x in m["values"]]
+        l = [math.log(x) for x in v]
+        mu = sum(l) / len(l)
+        sds.append((sum((x - mu) ** 2 for x in l) / max(len(l) - 1, 1)) ** 0.5)
+        if m["metric"] == "estimated_cycles":
+            print(f"{s['scenario']:55} n={len(v)} estimated_cycles {m['center_value']:14.0f} max-min {100 * (max(v) - min(v)) / m['center_value']:.3f}%")
+edges = [0, 1e-9, 5e-4, 2e-3, 1e-2, float("inf")]
+for a, b in zip(edges, edges[1:]):
+    k = sorted(x for x in sds if a <= x < b)
+    print(f"sd of ln(count) in [{a:g}, {b:g}): {len(k)} of {len(sds)} rows ({len(k) / len(sds):.2f}), median {k[len(k) // 2] if k else 0:.2g}")
+PY
 fi
 say "load at the end: $(cut -d" " -f1-3 /proc/loadavg)"

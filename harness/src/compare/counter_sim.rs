@@ -1,8 +1,8 @@
 //! Seeded simulation of counter rows through the same [`analyze`] the command uses: an A/A of a
 //! suite whose counts move between processes by layout alone, and a +2% candidate, at three
 //! counting pairs and one look. Its shape (60% exact, 35% at sd 2e-4, 5% at sd 5e-3) is kinder
-//! than the one measured on the default suite (docs/statistics.md, "Counters": 7% exact, 3% of
-//! rows beyond sd 0.04), whose varying rows need the sequential counting pairs of a budget.
+//! than the one measured on the default suite (docs/statistics.md, "Counters": 7% exact, 4% of
+//! rows beyond sd 0.01), whose varying rows need the sequential counting pairs of a budget.
 
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
