@@ -137,6 +137,15 @@ for s in r["summaries"]:
         sds.append((sum((x - mu) ** 2 for x in l) / max(len(l) - 1, 1)) ** 0.5)
         if m["metric"] == "estimated_cycles":
             print(f"{s['scenario']:55} n={len(v)} estimated_cycles {m['center_value']:14.0f} max-min {100 * (max(v) - min(v)) / m['center_value']:.3f}%")
+rs = [json.loads(l) for l in open(sys.argv[1].replace("results.json", "results.jsonl"))]
+secs = {}
+for x in rs:
+    if x.get("counted_by"):
+        secs.setdefault(x["scenario"], []).append(x["wall_ns"] / 1e9)
+mean = sorted((sum(v) / len(v), k) for k, v in secs.items())
+print(f"counting process seconds, mean a scenario: smallest {mean[0][0]:.1f} ({mean[0][1]}), median {mean[len(mean) // 2][0]:.1f}, "
+      f"{sum(m >= 2 for m, _ in mean)} scenarios at 2 s or more (largest {mean[-1][0]:.1f}, {mean[-1][1]}), "
+      f"{sum(sum(v) for v in secs.values()):.0f} s over {sum(map(len, secs.values()))} processes")
 edges = [0, 1e-9, 5e-4, 2e-3, 1e-2, float("inf")]
 for a, b in zip(edges, edges[1:]):
     k = sorted(x for x in sds if a <= x < b)
