@@ -25,6 +25,7 @@ pub(crate) mod hazards;
 pub(crate) mod libtest_shuffle;
 pub(crate) mod localize;
 pub(crate) mod mechanism;
+mod observation;
 pub(crate) mod pipeline;
 pub(crate) mod pool;
 pub(crate) mod preload;
