@@ -236,3 +236,47 @@ fn run_detect_reports_every_process_phase_and_finding_on_the_seam() {
     assert_eq!(count("in isolated"), 16 + 5);
     assert!(found.found_anything());
 }
+
+/// Records the backtrace settings each process was started with.
+struct EnvSpy {
+    inner: SimTarget,
+    seen: std::sync::Mutex<Vec<(Option<String>, Option<String>)>>,
+}
+
+impl OrderTarget for EnvSpy {
+    fn describe(&self) -> String {
+        self.inner.describe()
+    }
+    fn list(&self) -> Result<Vec<crate::model::Listed>, crate::errors::Error> {
+        self.inner.list()
+    }
+    fn run_seeded(&self, req: &crate::execute::TargetRequest, seed: Option<u64>) -> std::io::Result<crate::execute::ProcessResult> {
+        let get = |v: &str| req.env.get(v).cloned();
+        self.seen.lock().unwrap().push((get("RUST_BACKTRACE"), get("RUST_LIB_BACKTRACE")));
+        self.inner.run_seeded(req, seed)
+    }
+    fn honours_order(&self) -> bool {
+        self.inner.honours_order()
+    }
+    fn kind_name(&self) -> &'static str {
+        self.inner.kind_name()
+    }
+    fn observes_env(&self) -> bool {
+        self.inner.observes_env()
+    }
+}
+
+#[test]
+fn every_test_process_runs_without_backtraces() {
+    let s = SimScenario::new;
+    let spy = EnvSpy {
+        inner: SimTarget::new(vec![s("a").sets("x"), s("b").fails_if("x"), s("c")], true, 3),
+        seen: Default::default(),
+    };
+    let r = run(&spy, 3, 2);
+    assert_eq!(r.entries[1].verdict, OrderVerdict::Victim);
+    let seen = spy.seen.lock().unwrap();
+    assert!(seen.len() >= 5, "{seen:?}");
+    let off = (Some("0".to_owned()), Some("0".to_owned()));
+    assert!(seen.iter().all(|e| *e == off), "{seen:?}");
+}

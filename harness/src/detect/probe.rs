@@ -139,6 +139,10 @@ pub struct Prober<'a> {
     pub shuffle: ShuffleTrust,
 }
 
+/// Turned off in every test process detect starts ([`crate::detect::reproduce`] hands the
+/// user's setting back on the reproduce line).
+pub(crate) const BACKTRACE_VARS: [&str; 2] = ["RUST_BACKTRACE", "RUST_LIB_BACKTRACE"];
+
 /// How the preload fared.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct PreloadCounts {
@@ -254,6 +258,11 @@ impl<'a> Prober<'a> {
             counted,
         };
         let mut launch = self.executor.prepare(job);
+        // Backtrace capture on every panic makes a failing run several times slower and its
+        // output longer; the user's RUST_BACKTRACE reaches the reproduce line instead.
+        for var in BACKTRACE_VARS {
+            launch.request.env.insert(var.to_owned(), "0".to_owned());
+        }
         // The preload goes into the request only, so the recorded env stays the scenario's own.
         let records_file = self.interpose.clone().map(|lib| {
             let file = launch.request.scratch.join(format!("{}.rec", launch.request.id));

@@ -16,6 +16,7 @@ use crate::reproduce::shell_line;
 pub fn attach(entries: &mut [DetectEntry], target: &dyn OrderTarget) {
     let exe = target.describe();
     let libtest = target.kind_name() == "libtest";
+    let backtrace = user_backtrace();
     for e in entries.iter_mut() {
         let order: Option<(Vec<String>, Option<u64>)> = match e.verdict {
             OrderVerdict::Victim => e.polluters.iter().find_map(|p| {
@@ -29,13 +30,36 @@ pub fn attach(entries: &mut [DetectEntry], target: &dyn OrderTarget) {
             _ => None,
         };
         e.reproduce = order.map(|(names, seed)| {
-            if libtest {
+            let line = if libtest {
                 libtest_line(&exe, &names, seed)
             } else {
                 suite_line(&exe, &names)
-            }
+            };
+            with_backtrace(line, &backtrace)
         });
     }
+}
+
+/// The user's backtrace setting, `VAR=value` each, where one asks for a backtrace: detect's own
+/// processes run without (see `probe::BACKTRACE_VARS`), the reproduce line shows it.
+fn user_backtrace() -> Vec<String> {
+    super::probe::BACKTRACE_VARS
+        .iter()
+        .filter_map(|v| {
+            std::env::var(v)
+                .ok()
+                .filter(|x| !x.is_empty() && x != "0")
+                .map(|x| format!("{v}={x}"))
+        })
+        .collect()
+}
+
+fn with_backtrace(line: String, backtrace: &[String]) -> String {
+    if backtrace.is_empty() {
+        return line;
+    }
+    let prefix: Vec<String> = backtrace.iter().map(|b| shell_line(std::slice::from_ref(b))).collect();
+    format!("{} {line}", prefix.join(" "))
 }
 
 /// Run `names` of a libtest binary in one process, in name order or under `seed`.
@@ -81,5 +105,14 @@ mod tests {
         );
         assert!(!libtest_line("/t/x", &["a".into()], None).contains("RUSTC_BOOTSTRAP"));
         assert!(suite_line("/s", &["it's".into()]).contains(r"'\''"));
+    }
+
+    #[test]
+    fn the_users_backtrace_setting_leads_the_line() {
+        assert_eq!(with_backtrace("/t/x a".into(), &[]), "/t/x a");
+        assert_eq!(
+            with_backtrace("/t/x a".into(), &["RUST_BACKTRACE=full".into()]),
+            "RUST_BACKTRACE=full /t/x a"
+        );
     }
 }

@@ -1,8 +1,8 @@
 //! `junit.xml` through `quick-junit`, for CI test views: one testcase per scenario of a run or
 //! per scenario of a detect. Failures carry the message and the captured output. Victims,
-//! brittle and flaky scenarios are reported the way nextest reports flaky tests: a passing
-//! testcase with one `<flakyFailure>` per failing run, the evidence in its text. All escaping is
-//! the XML writer's.
+//! brittle and flaky scenarios are failures, as detect's exit status says: the message names the
+//! evidence (polluters, state-setters or the failure rate), one `<rerunFailure>` per failing run
+//! follows. All escaping is the XML writer's.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -127,23 +127,31 @@ fn detect_case(e: &DetectEntry, suite: &str) -> TestCase {
             st.set_description(entry_text(e));
             st
         }
-        OrderVerdict::Victim | OrderVerdict::Brittle | OrderVerdict::Flaky => TestCaseStatus::Success {
-            flaky_runs: failing
-                .iter()
-                .take(MAX_RERUNS)
-                .map(|ev| {
-                    let mut r = TestRerun::new(NonSuccessKind::Failure);
-                    r.set_message(format!(
-                        "{}: {}",
-                        e.verdict.as_str(),
-                        first_line(ev.message.as_deref().unwrap_or_default())
-                    ));
-                    r.set_type(ev.outcome.as_str());
-                    r.set_description(format!("{}\n\n{}", evidence_line(ev), entry_text(e)));
-                    r
-                })
-                .collect(),
-        },
+        // Detect exits 1 on these, so CI views must count them as failures too (a passing
+        // testcase with `<flakyFailure>` shows green). The failing runs stay as reruns.
+        OrderVerdict::Victim | OrderVerdict::Brittle | OrderVerdict::Flaky => {
+            let mut st = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            let headline = failing
+                .first()
+                .map_or("", |ev| first_line(ev.message.as_deref().unwrap_or_default()));
+            st.set_message(order_message(e, headline));
+            if let Some(ev) = failing.first() {
+                st.set_type(ev.outcome.as_str());
+            }
+            st.set_description(entry_text(e));
+            for ev in failing.iter().take(MAX_RERUNS) {
+                let mut r = TestRerun::new(NonSuccessKind::Failure);
+                r.set_message(format!(
+                    "{}: {}",
+                    e.verdict.as_str(),
+                    first_line(ev.message.as_deref().unwrap_or_default())
+                ));
+                r.set_type(ev.outcome.as_str());
+                r.set_description(evidence_line(ev));
+                st.add_rerun(r);
+            }
+            st
+        }
     };
     let mut case = TestCase::new(e.name.as_str(), status);
     case.set_classname(suite);
@@ -154,6 +162,32 @@ fn detect_case(e: &DetectEntry, suite: &str) -> TestCase {
         }
     }
     case
+}
+
+/// The one-line failure message of an order-dependent entry: the verdict, its evidence
+/// (polluters, state-setters or the failure rate) and the failing run's headline.
+fn order_message(e: &DetectEntry, headline: &str) -> String {
+    let evidence = match e.verdict {
+        OrderVerdict::Victim => format!("fails after {}", names(&e.polluters)),
+        OrderVerdict::Brittle => format!("passes only after {}", names(&e.state_setters)),
+        _ => match &e.failure_rate {
+            Some(r) => format!("failed {} of {} runs ({:.0}%)", r.k, r.n, r.estimate * 100.0),
+            None => "fails intermittently".to_owned(),
+        },
+    };
+    if headline.is_empty() {
+        format!("{}: {evidence}", e.verdict.as_str())
+    } else {
+        format!("{}: {evidence}: {headline}", e.verdict.as_str())
+    }
+}
+
+fn names(list: &[String]) -> String {
+    if list.is_empty() {
+        "a culprit not named".to_owned()
+    } else {
+        list.join(", ")
+    }
 }
 
 /// The evidence of an entry as text: culprits, the reproduce line, every failing run's message.
