@@ -33,6 +33,7 @@ pub(crate) mod probe;
 pub(crate) mod report;
 pub(crate) mod reproduce;
 pub(crate) mod schedule;
+mod screen;
 pub(crate) mod settle;
 #[cfg(any(test, feature = "test-support"))]
 pub(crate) mod simulate;
@@ -49,6 +50,8 @@ pub use simulate::{SimScenario, SimTarget};
 pub use subject::OrderTarget;
 pub(crate) use subject::{Exact, Labeled};
 
+#[cfg(test)]
+mod family_tests;
 #[cfg(test)]
 mod pipeline_tests;
 #[cfg(test)]

@@ -53,23 +53,21 @@ impl<W: Write + Send> Reporter for DetectSummary<W> {
     }
 }
 
-/// The terminal summary: one line per finding, then counts and runs spent.
+/// The terminal summary: victims and brittle scenarios in blocks by shared cause
+/// ([`super::screen`]), one line per other finding, then counts and runs spent.
 pub fn write_summary(w: &mut dyn Write, entries: &[DetectEntry], run: &DetectRun) -> std::io::Result<()> {
     let count = |v: OrderVerdict| entries.iter().filter(|e| e.verdict == v).count();
     writeln!(w, "\ndetect: {} scenarios in {}", entries.len(), run.binary)?;
+    super::screen::write_blocks(w, entries)?;
     for e in entries {
         let label = match &e.binary {
             Some(b) => format!("{} ({b})", e.name),
             None => e.name.clone(),
         };
+        // Victims and brittle scenarios are in the blocks above.
+        let grouped = matches!(e.verdict, OrderVerdict::Victim | OrderVerdict::Brittle);
         let mut parts = Vec::new();
-        if !e.polluters.is_empty() {
-            parts.push(format!("polluted by {}", e.polluters.join(", ")));
-        }
-        if !e.state_setters.is_empty() {
-            parts.push(format!("state set by {}", e.state_setters.join(", ")));
-        }
-        if !e.cleaners.is_empty() {
+        if !grouped && !e.cleaners.is_empty() {
             parts.push(format!("masked by {}", e.cleaners.join(", ")));
         }
         if let Some(r) = &e.failure_rate {
@@ -81,7 +79,7 @@ pub fn write_summary(w: &mut dyn Write, entries: &[DetectEntry], run: &DetectRun
                 r.n
             ));
         }
-        if e.verdict != OrderVerdict::Pass || !parts.is_empty() {
+        if !grouped && (e.verdict != OrderVerdict::Pass || !parts.is_empty()) {
             writeln!(w, "  {:<8} {label}  {}", e.verdict.as_str(), parts.join("; "))?;
         }
         for s in &e.value_shifts {
@@ -101,27 +99,18 @@ pub fn write_summary(w: &mut dyn Write, entries: &[DetectEntry], run: &DetectRun
                 }
             )?;
         }
-        if e.verdict != OrderVerdict::Pass
-            && let Some(m) = e.evidence.iter().find_map(|ev| ev.message.as_deref())
-        {
-            writeln!(w, "  {:<8} {}", "", crate::model::headline(m))?;
-        }
-        if let Some(r) = &e.reproduce {
-            writeln!(w, "  {:<8} {r}", "")?;
+        if !grouped {
+            if e.verdict != OrderVerdict::Pass
+                && let Some(m) = e.evidence.iter().find_map(|ev| ev.message.as_deref())
+            {
+                writeln!(w, "  {:<8} {}", "", crate::model::headline(m))?;
+            }
+            if let Some(r) = &e.reproduce {
+                writeln!(w, "  {:<8} {r}", "")?;
+            }
         }
         for d in &e.would_decide {
             writeln!(w, "  {:<8} would decide: {}", "", d.detail)?;
-        }
-        for m in &e.mechanism {
-            writeln!(
-                w,
-                "  {:<8} {label}  {} {} (from {}); fix: {}",
-                "how",
-                m.kind.as_str(),
-                m.name,
-                m.culprit,
-                m.fix
-            )?;
         }
         if !e.hazards.is_empty() {
             let vars: Vec<&str> = e.hazards.iter().map(|h| h.name.as_str()).collect();

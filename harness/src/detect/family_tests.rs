@@ -1,0 +1,103 @@
+//! A family of polluters (tests that each install a process-global once and unwrap: in one
+//! process only the first passes) next to independent tests: every victim and polluter found,
+//! at a localization cost of pairs, and a screen a person reads.
+
+use std::path::PathBuf;
+
+use super::pipeline::DetectConfig;
+use super::simulate::{SimScenario, SimTarget};
+use super::subject::OrderTarget;
+use crate::model::{Mechanism, MechanismKind, OrderVerdict};
+
+fn installers(n: usize, independent: usize, honours_order: bool, seed: u64) -> Box<dyn OrderTarget> {
+    let mut sc: Vec<SimScenario> = (0..n)
+        .map(|i| SimScenario::new(format!("install_logger_{i}")).fails_if("logger").sets("logger"))
+        .collect();
+    sc.extend((0..independent).map(|i| SimScenario::new(format!("independent_{i:02}"))));
+    Box::new(SimTarget::new(sc, honours_order, seed))
+}
+
+fn detect(target: Box<dyn OrderTarget>, seed: u64) -> super::DetectOutcome {
+    let mut cfg = DetectConfig::new(seed, PathBuf::from("/nonexistent"));
+    cfg.shuffles = 4;
+    let mut rec = crate::events::Recorder::default();
+    super::run_detect(&[target], &crate::plan::Selection::default(), &cfg, vec!["x".into()], &mut rec).unwrap()
+}
+
+/// What `mechanism::attribute` says of an in-process effect, one per polluter.
+fn memory(polluters: &[String], victim: &str) -> Vec<Mechanism> {
+    polluters
+        .iter()
+        .map(|p| Mechanism {
+            kind: MechanismKind::Memory,
+            name: "in-process state".into(),
+            culprit: p.clone(),
+            fix: format!("reset the state {p} leaves at its end (or at the start of {victim})"),
+        })
+        .collect()
+}
+
+fn screen(found: &super::DetectOutcome) -> String {
+    let mut out = Vec::new();
+    super::report::write_summary(&mut out, &found.entries, &found.run).unwrap();
+    String::from_utf8(out).unwrap()
+}
+
+#[test]
+fn every_installer_is_a_victim_of_every_other_and_the_screen_is_one_block() {
+    for (honours_order, seed) in [(true, 1), (false, 2), (false, 3)] {
+        let mut found = detect(installers(8, 20, honours_order, seed), seed);
+        let all: Vec<String> = (0..8).map(|i| format!("install_logger_{i}")).collect();
+        for e in &mut found.entries {
+            if e.name.starts_with("independent_") {
+                assert_eq!(e.verdict, OrderVerdict::Pass, "{e:#?}");
+                continue;
+            }
+            assert_eq!(e.verdict, OrderVerdict::Victim, "{e:#?}");
+            let mut p = e.polluters.clone();
+            p.sort();
+            let others: Vec<String> = all.iter().filter(|n| **n != e.name).cloned().collect();
+            assert_eq!(p, others, "every other installer is a polluter of {}", e.name);
+            assert!(e.cleaners.is_empty(), "{e:#?}");
+            e.mechanism = memory(&e.polluters, &e.name);
+        }
+        let text = screen(&found);
+        let lines = text.lines().count();
+        assert!(lines <= 40, "{lines} lines:\n{text}");
+        let victims: Vec<&str> = text.lines().filter(|l| l.trim_start().starts_with("victim")).collect();
+        assert_eq!(victims.len(), 1, "one block for the family:\n{text}");
+        assert!(victims[0].contains("8 tests, each failing after any other of them"), "{text}");
+        assert_eq!(text.matches("how: memory").count(), 1, "{text}");
+        assert!(text.contains("fix: reset the state each polluter leaves"), "{text}");
+        assert_eq!(text.matches("--exact").count() + text.matches("__harness").count(), 1, "{text}");
+    }
+}
+
+#[test]
+fn unrelated_victims_take_at_most_three_lines_each() {
+    let s = SimScenario::new;
+    let target: Box<dyn OrderTarget> = Box::new(SimTarget::new(
+        vec![
+            s("a_pol").sets("a"),
+            s("b_pol").sets("b"),
+            s("c_pol").sets("c"),
+            s("v_a").fails_if("a"),
+            s("v_b").fails_if("b"),
+            s("v_c").fails_if("c"),
+            s("w_a").fails_if("a"),
+        ],
+        true,
+        4,
+    ));
+    let mut found = detect(target, 4);
+    for e in &mut found.entries {
+        e.mechanism = memory(&e.polluters, &e.name);
+    }
+    let text = screen(&found);
+    // v_a and w_a share a cause: one block; v_b and v_c one each.
+    let blocks = text.lines().filter(|l| l.trim_start().starts_with("victim")).count();
+    assert_eq!(blocks, 3, "{text}");
+    assert!(text.contains("v_a, w_a  polluted by a_pol"), "{text}");
+    let body = text.lines().skip(2).take_while(|l| !l.starts_with("verdicts:")).count();
+    assert!(body <= 3 * 3, "{body} lines for 4 victims in 3 blocks:\n{text}");
+}
