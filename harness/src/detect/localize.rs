@@ -30,6 +30,12 @@ pub const CONFIRM_RUNS: usize = 2;
 const MAX_SOURCES: usize = 4;
 /// Culprits sought per target, at most.
 const MAX_CULPRITS: usize = 8;
+/// Candidates this few are each tried by pair runs (one run rules out an innocent one, two
+/// confirm a culprit) rather than bisected: fewer runs than one bisection and its confirmation.
+const PAIRS_ALWAYS: usize = 3;
+/// Candidates tried by pair runs, at most, where the evidence says most of them are culprits
+/// (a family: culprits or peers of other scenarios, or two were found by bisection already).
+const MAX_PAIRS: usize = 16;
 
 /// What a culprit does, read from the target's observation.
 pub type Effect<'e> = &'e dyn Fn(&Observation) -> bool;
@@ -159,8 +165,28 @@ impl<'s, 'p, 'a> Localizer<'s, 'p, 'a> {
                 out.culprits.push(p);
             }
         }
+        // Every candidate that preceded a flip and never preceded the target harmlessly.
+        let mut candidates: Vec<String> = Vec::new();
+        for p in sources.iter().flat_map(|o| o.prefix.iter()) {
+            if !innocent.contains(p) && !out.culprits.contains(p) && !candidates.contains(p) {
+                candidates.push(p.clone());
+            }
+        }
+        // A family (tests that each set a process-global once, failing alike): several
+        // candidates are culprits or peers of other scenarios. Each is a pair run away; the
+        // rest are searched as before.
+        let likely: Vec<String> = candidates.iter().filter(|c| known.contains(c)).cloned().collect();
+        let paired = if candidates.len() <= PAIRS_ALWAYS {
+            candidates.clone()
+        } else if likely.len() >= 2 && likely.len() <= MAX_PAIRS {
+            likely
+        } else {
+            Vec::new()
+        };
+        self.pair_each(&paired, target, effect, &mut out)?;
+        let paired = !paired.is_empty();
         for (i, src) in sources.iter().take(MAX_SOURCES).enumerate() {
-            if i > 0 && src.prefix.iter().any(|p| out.culprits.contains(p)) {
+            if (i > 0 || paired) && src.prefix.iter().any(|p| out.culprits.contains(p)) {
                 continue; // explained by a culprit already found (the first flip's other candidates are still searched)
             }
             self.culprits_of(src, target, &innocent, effect, &mut out)?;
@@ -199,6 +225,28 @@ impl<'s, 'p, 'a> Localizer<'s, 'p, 'a> {
             match found {
                 Some(p) => out.culprits.push(p),
                 None => break,
+            }
+            // Two culprits in one prefix: likely a family, whose rest costs less by pairs.
+            let rest: Vec<String> = pruned_rest(src, innocent, &out.culprits);
+            if out.culprits.len() >= 2 && !rest.is_empty() && rest.len() <= MAX_PAIRS {
+                return self.pair_each(&rest, target, effect, out);
+            }
+        }
+        Ok(())
+    }
+
+    /// Try each of `candidates` alone before `target`: a culprit is confirmed by
+    /// [`CONFIRM_RUNS`] pair runs, an innocent one costs one run.
+    fn pair_each(&mut self, candidates: &[String], target: &str, effect: Effect, out: &mut Localized) -> Result<(), Error> {
+        for c in candidates {
+            if out.culprits.len() >= MAX_CULPRITS || self.cut {
+                break;
+            }
+            if out.culprits.contains(c) {
+                continue;
+            }
+            if let Some(p) = self.find_one(None, target, vec![c.clone()], true, effect, &mut out.evidence)? {
+                out.culprits.push(p);
             }
         }
         Ok(())
@@ -514,4 +562,13 @@ fn confirm_detail(anchor: Option<&str>, culprit: &str, target: &str, outcome: &s
         None => format!("confirmed: {culprit} then {target} alone: {target} {outcome}"),
         Some(a) => format!("confirmed: {a}, {culprit}, {target}: {target} {outcome} ({culprit} masks {a})"),
     }
+}
+
+/// The members of `src`'s prefix not yet culprits and not seen harmless before the target.
+fn pruned_rest(src: &Observation, innocent: &BTreeSet<&String>, culprits: &[String]) -> Vec<String> {
+    src.prefix
+        .iter()
+        .filter(|p| !innocent.contains(p) && !culprits.contains(p))
+        .cloned()
+        .collect()
 }

@@ -127,7 +127,12 @@ fn localize_candidates(
                     let name = &runs.names[i];
                     loc.reseed(base ^ name_hash(name));
                     let victim = state == Initial::VictimCandidate;
-                    let hints = locked(&known).of(victim).clone();
+                    let mut hints = locked(&known).of(victim).clone();
+                    for p in peers(runs, candidates, name) {
+                        if !hints.contains(&p) {
+                            hints.push(p);
+                        }
+                    }
                     match judge_candidate(&mut loc, runs, name, victim, &hints) {
                         Ok(entry) => {
                             let found = if victim { &entry.polluters } else { &entry.state_setters };
@@ -155,6 +160,24 @@ fn localize_candidates(
     let mut done = done.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
     done.sort_by_key(|d| d.0);
     Ok(done)
+}
+
+/// Other victim candidates that first failed in shared runs with the same headline as `name`:
+/// likely a family (each sets one process-global and fails after any other), tried first by
+/// pair runs.
+fn peers(runs: &GroupRuns, candidates: &[(usize, Initial)], name: &str) -> Vec<String> {
+    let headline = |n: &str| -> Option<String> {
+        let m = runs.shared[n].iter().filter(|o| o.ran() && o.failed()).find_map(|o| o.message())?;
+        Some(crate::model::headline(&m).to_owned())
+    };
+    let Some(own) = headline(name) else { return Vec::new() };
+    candidates
+        .iter()
+        .filter(|(_, s)| *s == Initial::VictimCandidate)
+        .map(|(i, _)| runs.names[*i].as_str())
+        .filter(|n| *n != name && headline(n).as_deref() == Some(own.as_str()))
+        .map(str::to_owned)
+        .collect()
 }
 
 fn locked<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
