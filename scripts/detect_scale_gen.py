@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Write a libtest crate of N tests with planted order dependencies, for scripts/detect_scale.sh.
 
-    detect_scale_gen.py N DIR [--work ITERS]
+    detect_scale_gen.py N DIR [--work ITERS] [--family K]
 
 DIR/Cargo.toml and DIR/src/lib.rs: N #[test]s named t00000.. (zero-padded), each spinning
 (i*7919 % 13) * ITERS iterations of an integer hash (ITERS=200 by default: a few microseconds to
@@ -14,6 +14,10 @@ so they act only within one process):
   brittle_c fails unless setter_c ran before it in the process
   flaky_f   fails with probability 1/2, whatever ran before
   fail_g    always fails
+
+With --family K (issue 29, the shape of logger crates), the planted cases are instead K tests
+install_logger_0.. that each install a process-global once and unwrap (in one process only the
+first passes: each is a victim of every other one), next to the N independent tests.
 
 DIR/truth.json names each planted test's expected verdict and culprits. Build it with
 `cargo test --no-run` (the script does, and prints the test binary's path).
@@ -67,6 +71,15 @@ mod tests {{
     static B: AtomicBool = AtomicBool::new(false);
     static C: AtomicBool = AtomicBool::new(false);
     static D: AtomicBool = AtomicBool::new(false);
+    static LOGGER: AtomicBool = AtomicBool::new(false);
+
+    /// Like `log::set_logger`: once per process.
+    #[derive(Debug)]
+    struct SetLoggerError(());
+
+    fn set_logger() -> Result<(), SetLoggerError> {{
+        LOGGER.compare_exchange(false, true, SeqCst, SeqCst).map(|_| ()).map_err(|_| SetLoggerError(()))
+    }}
 
     fn spin(units: u64) -> u64 {{
         let mut h = 0x9e37_79b9_7f4a_7c15u64;
@@ -104,14 +117,25 @@ def main():
         k = args.index("--work")
         work = int(args[k + 1])
         del args[k : k + 2]
+    family = 0
+    if "--family" in args:
+        k = args.index("--family")
+        family = int(args[k + 1])
+        del args[k : k + 2]
     n, out = int(args[0]), args[1]
     os.makedirs(os.path.join(out, "src"), exist_ok=True)
-    names, roles = layout(n)
+    if family:
+        names, roles = [f"t{i:05}" for i in range(n)], {}
+        for i in range(family):
+            roles[n + i] = "install"
+            names.append(f"install_logger_{i}")
+    else:
+        names, roles = layout(n)
     with open(os.path.join(out, "Cargo.toml"), "w") as f:
-        f.write(f'[package]\nname = "detect_scale_gen_{n}"\nversion = "0.1.0"\nedition = "2021"\n\n[workspace]\n')
+        f.write(f'[package]\nname = "detect_scale_gen_{n}{"_family" if family else ""}"\nversion = "0.1.0"\nedition = "2021"\n\n[workspace]\n')
     lines = [HEADER.format(n=n, work=work)]
     for i, name in enumerate(names):
-        body = BODIES.get(roles.get(i), "")
+        body = "set_logger().unwrap();" if roles.get(i) == "install" else BODIES.get(roles.get(i), "")
         lines.append(f"    #[test]\n    fn {name}() {{\n        std::hint::black_box(spin({i * 7919 % 13}));\n        {body}\n    }}\n")
     lines.append("}\n")
     with open(os.path.join(out, "src", "lib.rs"), "w") as f:
@@ -125,6 +149,9 @@ def main():
                 "culprits": sorted(by_role[c] for c in culprits),
                 "cleaners": sorted(by_role[c] for c in cleaners),
             }
+    installers = [f"tests::{names[i]}" for i, r in roles.items() if r == "install"]
+    for t in installers:
+        truth[t] = {"verdict": "victim", "culprits": sorted(x for x in installers if x != t), "cleaners": []}
     with open(os.path.join(out, "truth.json"), "w") as f:
         json.dump(truth, f, indent=1, sort_keys=True)
     build = subprocess.run(
