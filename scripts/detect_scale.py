@@ -4,6 +4,7 @@
     detect_scale.py corpus OUT   # detect vs 20 random orders; quality vs the old schedule
     detect_scale.py scale OUT    # generated binaries of 100, 1000, 10000 tests
     detect_scale.py crates OUT   # dotenvy and internment, before and after
+    detect_scale.py family OUT   # 8 logger installers + 20 independent tests (issue 29)
 
 Environment: NEW and OLD (harness binaries: this tree's and the base's), FIXTURE_PLANTED,
 FIXTURE_MECHANISM (test binaries), GEN_DIR (where generated crates are built), SEEDS (default
@@ -230,10 +231,55 @@ def crates(out):
             say("  phases after: " + ", ".join(f"{p['name']} {p['processes']} in {p['wall_s']:.1f} s" for p in nrun["phases"]))
 
 
+def gen_family(k, n):
+    """Build (once) the crate of k installers and n independent tests; its binary and truth."""
+    out = os.path.join(os.environ["GEN_DIR"], f"family{k}-{n}")
+    stamp = os.path.join(out, "binary.txt")
+    if not os.path.exists(stamp):
+        exe = subprocess.run([sys.executable, os.path.join(HERE, "detect_scale_gen.py"), str(n), out, "--family", str(k)],
+                             check=True, capture_output=True, text=True).stdout.split()[0]
+        with open(stamp, "w") as f:
+            f.write(exe)
+    exe = os.path.join(out, open(stamp).read().strip())
+    truth = json.load(open(os.path.join(out, "truth.json")))
+    return exe, {k: (v["verdict"], v["culprits"]) for k, v in truth.items()}
+
+
+def screen_lines(log):
+    """Lines of the terminal summary in a detect log (from its `detect: N scenarios in` line)."""
+    lines = open(log).read().splitlines()
+    start = next((i for i, l in enumerate(lines) if l.startswith("detect: ") and " scenarios in " in l), len(lines))
+    return len([l for l in lines[start:] if not l.startswith(("report: ", "detect: /"))])
+
+
+def family(out):
+    seeds = [int(s) for s in os.environ.get("SEEDS", "1 2 3").split()]
+    exe, truth = gen_family(8, 20)
+    say(f"family: 8 logger installers + 20 independent tests, seeds {seeds}, {os.cpu_count()} cores, "
+        f"load {os.getloadavg()[0]:.1f}")
+    # OLD may be left out (FAMILY_NEW_ONLY=1): the base has no family-specific code to compare.
+    sides = ["new"] if os.environ.get("FAMILY_NEW_ONLY") else ["new", "old"]
+    walls = {"new": [], "old": [], "random": []}
+    for seed in seeds:
+        walls["random"].append(random_orders([exe], seed))
+        row = []
+        for side in sides:
+            d = os.path.join(out, f"family-{side}-{seed}")
+            wall, _, entries, run = detect(os.environ[side.upper()], [exe], seed, d)
+            walls[side].append(wall)
+            row.append(f"{side} {wall:.2f} s ({run['runs']['total']} processes, {run['runs']['localization']} "
+                       f"localization, {screen_lines(d + '.log')} summary lines; {fmt_quality(quality(entries, truth))})")
+        say(f"  seed {seed}: random orders {walls['random'][-1]:.2f} s; " + "; ".join(row))
+    for side in sides:
+        ratios = sorted(w / r for w, r in zip(walls[side], walls["random"]))
+        say(f"{side} / random orders, per seed (measured side by side): {', '.join(f'{x:.2f}' for x in ratios)}; "
+            f"median {statistics.median(ratios):.2f}x (target <= 1.5x)")
+
+
 def main():
     what, out = sys.argv[1], sys.argv[2]
     os.makedirs(out, exist_ok=True)
-    {"corpus": corpus, "scale": scale, "crates": crates}[what](out)
+    {"corpus": corpus, "scale": scale, "crates": crates, "family": family}[what](out)
     with open(os.path.join(out, f"{what}.txt"), "w") as f:
         f.write("\n".join(LOG) + "\n")
 

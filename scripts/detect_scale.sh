@@ -3,7 +3,9 @@
 # same binaries, OD precision/recall, flaky recall and culprits against the old schedule, a
 # scaling table of generated binaries, and two real crates before and after.
 #
-#   scripts/detect_scale.sh [OUT] [corpus|scale|crates ...]   (default: all three)
+#   scripts/detect_scale.sh [OUT] [corpus|scale|crates|family ...]   (default: all four)
+#
+# `family` (issue 29): 8 tests that each install a process-global once, 20 independent ones.
 #
 # OUT defaults to docs/detect-scale-<today>/. The old side is the harness of BASE (default
 # main), built from `git archive` into target/detect-scale-base/ unless OLD_HARNESS names one.
@@ -15,7 +17,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 OUT=${1:-docs/detect-scale-$(date -u +%F)}
 shift || true
-WHAT=${*:-corpus scale crates}
+WHAT=${*:-corpus scale crates family}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 
