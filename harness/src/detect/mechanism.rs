@@ -32,8 +32,37 @@ pub fn attribute(entries: &mut [DetectEntry], processes: &[Vec<(String, Arc<Foot
         for c in culprits {
             out.extend(for_culprit(&e.name, c, victim, &e.cleaners, processes));
         }
+        // In-process state leaves no footprint; the victim's own failure may name it.
+        let hint = e.evidence.iter().find_map(|ev| ev.message.as_deref()).and_then(state_hint);
+        if let Some(h) = hint {
+            for m in out.iter_mut().filter(|m| m.kind == MechanismKind::Memory) {
+                m.name = format!("in-process state: `{h}` in the failure (no env, cwd or file effect observed)");
+            }
+        }
         e.mechanism = out;
     }
+}
+
+/// The type or value a failure message names, if any: the `Err` of an unwrap
+/// (`SetLoggerError`), else the first `...Error` type, else an assertion's `left` value.
+pub fn state_hint(message: &str) -> Option<String> {
+    let ident = |s: &str| -> String { s.chars().take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':').collect() };
+    if let Some((_, rest)) = message.split_once("`Err` value: ") {
+        let id = ident(rest.trim_start());
+        if !id.is_empty() {
+            return Some(id);
+        }
+    }
+    let words = message.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'));
+    if let Some(t) = words
+        .clone()
+        .find(|w| w.len() > 5 && w.starts_with(char::is_uppercase) && w.ends_with("Error"))
+    {
+        return Some(t.to_owned());
+    }
+    let (_, rest) = message.split_once("left: ")?;
+    let value: String = rest.lines().next()?.chars().take(40).collect();
+    (!value.trim().is_empty()).then(|| format!("left: {}", value.trim()))
 }
 
 fn merged(name: &str, processes: &[Vec<(String, Arc<Footprint>)>]) -> Option<Footprint> {
@@ -177,6 +206,17 @@ mod tests {
 
     use super::*;
     use crate::model::OrderVerdict;
+
+    #[test]
+    fn the_state_hint_quotes_the_error_type_or_value_of_the_failure() {
+        let unwrap = "called `Result::unwrap()` on an `Err` value: SetLoggerError(())";
+        assert_eq!(state_hint(unwrap).as_deref(), Some("SetLoggerError"));
+        let typed = "init failed: AlreadyInitializedError at src/lib.rs";
+        assert_eq!(state_hint(typed).as_deref(), Some("AlreadyInitializedError"));
+        let assert = "assertion `left == right` failed\n  left: 3\n right: 0";
+        assert_eq!(state_hint(assert).as_deref(), Some("left: 3"));
+        assert_eq!(state_hint("polluter_a ran first"), None);
+    }
 
     fn set(v: &[&str]) -> BTreeSet<String> {
         v.iter().map(|s| (*s).to_owned()).collect()
