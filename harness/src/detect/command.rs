@@ -73,7 +73,7 @@ pub fn run_detect(
             eprintln!("detect: {n}");
             run.notes.push(n);
         }
-        if let Some(n) = shuffle_note(&target.describe(), r.shuffle) {
+        if let Some(n) = shuffle_note(&target.describe(), r.shuffle, r.counts.localization > 0) {
             run.notes.push(n);
         }
         let binary = label.as_ref().map(|l| l.1.clone()).or_else(|| several.then(|| target.describe()));
@@ -294,15 +294,18 @@ fn phase_records(phases: &BTreeMap<Purpose, PhaseTime>, clock: Instant) -> Vec<P
 
 /// What `detect-run.json` says of a libtest binary's shuffles: predicted (localization then picks
 /// seeds that arrange each probe) or not (it tries seeds).
-fn shuffle_note(binary: &str, t: super::libtest_shuffle::ShuffleTrust) -> Option<String> {
+fn shuffle_note(binary: &str, t: super::libtest_shuffle::ShuffleTrust, localized: bool) -> Option<String> {
     let runs = t.matched + t.differed;
     (runs > 0).then(|| {
-        if t.trusted() {
+        if t.trusted() && !localized {
+            format!("{binary}: libtest's shuffle order was predicted for all {runs} shuffled runs")
+        } else if t.trusted() {
             format!("{binary}: libtest's shuffle order was predicted for all {runs} shuffled runs; localization chose its seeds by it")
         } else {
             format!(
-                "{binary}: libtest's shuffle order was predicted for {} of {runs} shuffled runs, so not trusted; localization tried seeds",
-                t.matched
+                "{binary}: libtest's shuffle order was predicted for {} of {runs} shuffled runs, so not trusted{}",
+                t.matched,
+                if localized { "; localization tried seeds" } else { "" }
             )
         }
     })

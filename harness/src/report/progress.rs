@@ -116,10 +116,13 @@ impl ProgressReporter {
 impl Reporter for ProgressReporter {
     fn on_event(&mut self, event: &RunEvent<'_>) -> Result<(), Error> {
         match event {
-            RunEvent::Started { meta, total } => self.bar.println(match total {
-                0 => format!("seed {}", meta.seed),
-                n => format!("seed {} ({n} processes planned)", meta.seed),
-            }),
+            // Detect plans by phase and prints its seed per target itself: no `seed` line, no
+            // bar of 0/0 processes.
+            RunEvent::Started { meta, total } => {
+                if *total > 0 {
+                    self.bar.println(format!("seed {} ({total} processes planned)", meta.seed));
+                }
+            }
             RunEvent::PhaseStarted { name, planned } => {
                 self.bar.set_prefix(name.to_string());
                 self.bar.inc_length(*planned as u64);
@@ -127,8 +130,14 @@ impl Reporter for ProgressReporter {
             }
             RunEvent::PhaseProcess { name } => {
                 let now = Instant::now();
+                // The label follows the phase whose process ran (phases overlap in detect).
+                self.bar.set_prefix(name.to_string());
                 let t = self.tally(name);
                 t.done += 1;
+                // A crash continuation adds a process to its phase: the plan grows, never `8/7`.
+                if t.planned > 0 {
+                    t.planned = t.planned.max(t.done);
+                }
                 t.first.get_or_insert(now);
                 t.last = Some(now);
                 self.show_message();
@@ -152,5 +161,33 @@ impl Drop for ProgressReporter {
     fn drop(&mut self) {
         // A command that ends without `Finished` (calibrate, an error) leaves no bar behind.
         self.bar.finish_and_clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_label_follows_the_running_phase_and_done_never_exceeds_planned() {
+        let mut p = ProgressReporter::new(ProgressDrawTarget::hidden());
+        p.on_event(&RunEvent::PhaseStarted {
+            name: "shared",
+            planned: 2,
+        })
+        .unwrap();
+        p.on_event(&RunEvent::PhaseStarted {
+            name: "localization",
+            planned: 0,
+        })
+        .unwrap();
+        for _ in 0..3 {
+            p.on_event(&RunEvent::PhaseProcess { name: "shared" }).unwrap();
+        }
+        assert_eq!(p.bar.prefix(), "shared");
+        let shared = p.phases.iter().find(|t| t.name == "shared").unwrap();
+        assert!(shared.text().starts_with("shared 3/3 "), "{}", shared.text());
+        p.on_event(&RunEvent::PhaseProcess { name: "localization" }).unwrap();
+        assert_eq!(p.bar.prefix(), "localization");
     }
 }
