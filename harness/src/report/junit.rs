@@ -14,7 +14,7 @@ use crate::errors::Error;
 use crate::events::{Done, Reporter, RunEvent};
 use crate::model::{DetectEntry, DetectRun, Evidence, OrderVerdict, Outcome, ResultsFile, RunRecord, Verdict};
 
-/// Failing runs listed as `<flakyFailure>` per testcase, at most.
+/// Failing runs listed as `<flakyFailure>` (run) or `<rerunFailure>` (detect) per testcase, at most.
 const MAX_RERUNS: usize = 8;
 
 /// The kind of a non-passing outcome: a panic or `Err` is a failure, every other ending an error.
