@@ -14,6 +14,10 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
+mod pairs;
+
+use pairs::pruned_rest;
+
 use super::libtest_shuffle;
 use super::probe::{Observation, Purpose, SharedProber};
 use super::subject::OrderTarget;
@@ -230,23 +234,6 @@ impl<'s, 'p, 'a> Localizer<'s, 'p, 'a> {
             let rest: Vec<String> = pruned_rest(src, innocent, &out.culprits);
             if out.culprits.len() >= 2 && !rest.is_empty() && rest.len() <= MAX_PAIRS {
                 return self.pair_each(&rest, target, effect, out);
-            }
-        }
-        Ok(())
-    }
-
-    /// Try each of `candidates` alone before `target`: a culprit is confirmed by
-    /// [`CONFIRM_RUNS`] pair runs, an innocent one costs one run.
-    fn pair_each(&mut self, candidates: &[String], target: &str, effect: Effect, out: &mut Localized) -> Result<(), Error> {
-        for c in candidates {
-            if out.culprits.len() >= MAX_CULPRITS || self.cut {
-                break;
-            }
-            if out.culprits.contains(c) {
-                continue;
-            }
-            if let Some(p) = self.find_one(None, target, vec![c.clone()], true, effect, &mut out.evidence)? {
-                out.culprits.push(p);
             }
         }
         Ok(())
@@ -562,13 +549,4 @@ fn confirm_detail(anchor: Option<&str>, culprit: &str, target: &str, outcome: &s
         None => format!("confirmed: {culprit} then {target} alone: {target} {outcome}"),
         Some(a) => format!("confirmed: {a}, {culprit}, {target}: {target} {outcome} ({culprit} masks {a})"),
     }
-}
-
-/// The members of `src`'s prefix not yet culprits and not seen harmless before the target.
-fn pruned_rest(src: &Observation, innocent: &BTreeSet<&String>, culprits: &[String]) -> Vec<String> {
-    src.prefix
-        .iter()
-        .filter(|p| !innocent.contains(p) && !culprits.contains(p))
-        .cloned()
-        .collect()
 }
