@@ -104,3 +104,34 @@ fn unrelated_victims_take_at_most_three_lines_each() {
     let body = text.lines().skip(2).take_while(|l| !l.starts_with("verdicts:")).count();
     assert!(body <= 3 * 3, "{body} lines for 4 victims in 3 blocks:\n{text}");
 }
+
+#[test]
+fn every_cleaner_of_a_victim_is_listed() {
+    let s = SimScenario::new;
+    // Three cleaners hide the victim from most orders: some seeds never see it flip.
+    let mut seen = 0;
+    for seed in 1..=8 {
+        let target: Box<dyn OrderTarget> = Box::new(SimTarget::new(
+            vec![
+                s("a_pol").sets("x"),
+                s("b_clean").clears("x"),
+                s("c_clean").clears("x"),
+                s("d_clean").clears("x"),
+                s("e"),
+                s("v").fails_if("x"),
+            ],
+            true,
+            seed,
+        ));
+        let found = detect(target, seed);
+        let v = found.entries.iter().find(|e| e.name == "v").unwrap();
+        if v.verdict != OrderVerdict::Victim {
+            continue;
+        }
+        seen += 1;
+        let mut c = v.cleaners.clone();
+        c.sort();
+        assert_eq!(c, ["b_clean", "c_clean", "d_clean"], "seed {seed}: {v:#?}");
+    }
+    assert!(seen >= 2, "the victim was found on {seen} of 8 seeds");
+}

@@ -278,14 +278,30 @@ impl<'s, 'p, 'a> Localizer<'s, 'p, 'a> {
                 .iter()
                 .filter(|o| o.ran() && !effect(o))
                 .filter_map(|o| o.prefix.iter().position(|x| *x == p).map(|at| o.prefix[at + 1..].to_vec()))
-                .filter(|b| !b.is_empty())
-                .min_by_key(Vec::len);
-            if let Some(b) = between {
-                let b: Vec<String> = b.into_iter().filter(|x| !out.culprits.contains(x)).collect();
-                if let Some(c) = self.find_one(Some(&p), target, b, false, &masked, &mut out.evidence)?
-                    && !out.cleaners.contains(&c)
-                {
-                    out.cleaners.push(c);
+                .filter(|b| !b.is_empty());
+            // The shortest masking segment first (its order kept), then what other masking
+            // runs add: each cleaner masks in some run.
+            let mut segments: Vec<Vec<String>> = between.collect();
+            segments.sort_by_key(Vec::len);
+            let union = segments.iter().flatten().fold(Vec::new(), |mut u: Vec<String>, x| {
+                if !u.contains(x) {
+                    u.push(x.clone());
+                }
+                u
+            });
+            if !union.is_empty() {
+                let b = union;
+                // Every cleaner, not only the first: search again without those found until the
+                // rest no longer masks (one run) or the cap is reached.
+                let mut b: Vec<String> = b.into_iter().filter(|x| !out.culprits.contains(x)).collect();
+                for _ in 0..MAX_CULPRITS {
+                    let Some(c) = self.find_one(Some(&p), target, b.clone(), false, &masked, &mut out.evidence)? else {
+                        break;
+                    };
+                    b.retain(|x| *x != c);
+                    if !out.cleaners.contains(&c) {
+                        out.cleaners.push(c);
+                    }
                 }
             }
         }
