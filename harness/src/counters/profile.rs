@@ -108,11 +108,9 @@ fn function_name(raw: &str, object: &str) -> String {
 
 /// The compact [`Profile`] of one dump's self costs.
 pub(crate) fn profile(costs: HashMap<String, u64>, unnamed: &[String]) -> Profile {
-    let total: u64 = costs.values().sum();
     let mut all: Vec<(String, u64)> = costs.into_iter().collect();
     all.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    let floor = (total as f64 * Profile::KEEP_SHARE).max(1.0);
-    let keep = all.iter().take(Profile::KEEP_MAX).take_while(|(_, v)| *v as f64 >= floor).count();
+    let keep = all.len().min(Profile::KEEP_MAX);
     let rest = all[keep..].iter().map(|(_, v)| *v as f64).sum();
     let note = (!unnamed.is_empty()).then(|| {
         format!(

@@ -5,8 +5,8 @@
 use serde::{Deserialize, Serialize};
 
 /// Instructions per call by function (self cost: a callee's instructions are the callee's), of
-/// the counted call whose total is the process's value. Compact: the functions worth at least
-/// [`Profile::KEEP_SHARE`] of the total, at most [`Profile::KEEP_MAX`], and the `rest`.
+/// the counted call whose total is the process's value. Compact: the [`Profile::KEEP_MAX`]
+/// costliest functions, and the `rest`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Profile {
     /// `(function, instructions)`, costliest first. Demangled without hash; code without a
@@ -20,9 +20,8 @@ pub struct Profile {
 }
 
 impl Profile {
-    /// A function below this share of the call's instructions goes into `rest`.
-    pub const KEEP_SHARE: f64 = 1e-4;
-    /// The most functions kept.
+    /// The most functions kept: a measured call rarely runs more, so a function missing from
+    /// one side's list did not run there (or ran less than every kept one).
     pub const KEEP_MAX: usize = 400;
 }
 
