@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::model::{CompareEntry, CompareVerdict, ExplainEntry, ExplainStatus, Profile, RunRecord};
 
-pub use render::{markdown_lines, terminal_lines};
+pub use render::{markdown_lines, markdown_section, terminal_lines};
 
 /// Entries listed before `other`.
 pub const MAX_ENTRIES: usize = 50;

@@ -39,3 +39,20 @@ pub fn terminal_lines(explain: &[ExplainEntry], top: usize) -> Vec<String> {
 fn md_code(s: &str) -> String {
     s.replace('`', "'").replace(['\n', '\r'], " ")
 }
+
+/// compare.md's section right after the table: each explained row, its top 5 functions.
+pub fn markdown_section(entries: &[crate::model::CompareEntry]) -> String {
+    let rows: Vec<_> = entries.iter().filter_map(|e| Some((e, e.explain.as_ref()?))).collect();
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut md = String::from("\n### Where the instructions changed (self cost per call, top 5)\n\n");
+    for (e, explain) in rows {
+        md += &format!("- `{}` {}\n", md_code(&e.name), md_code(&e.metric));
+        for line in markdown_lines(explain, 5) {
+            md += &line;
+            md.push('\n');
+        }
+    }
+    md
+}
