@@ -210,6 +210,14 @@ fn counters_name_the_commit_in_log2_steps(ids: &[String]) {
     );
     let moved = j["change"]["ratio"].as_f64().unwrap();
     assert!((1.05..1.15).contains(&moved), "about +10% instructions: {moved}");
+    // The step from ids[4] to ids[5] is spin's 10% more rounds: spin is named first.
+    let explain = j["explain"]
+        .as_array()
+        .unwrap_or_else(|| panic!("bisect.json explains the first bad commit: {j}"));
+    let first = &explain[0];
+    assert!(first["function"].as_str().unwrap().ends_with("::spin"), "{first}");
+    assert!(first["delta"].as_f64().unwrap() > 0.0, "{first}");
+    assert_eq!(explain.last().unwrap()["function"], "other");
     assert!(
         j["reproduce"].as_array().unwrap().iter().any(|a| a == ids[7].as_str()),
         "main pinned to its commit"
