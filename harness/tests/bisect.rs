@@ -210,6 +210,16 @@ fn counters_name_the_commit_in_log2_steps(ids: &[String]) {
     );
     let moved = j["change"]["ratio"].as_f64().unwrap();
     assert!((1.05..1.15).contains(&moved), "about +10% instructions: {moved}");
+    // The step from ids[4] to ids[5] is spin's 10% more rounds. The suite is a debug build, so
+    // the range iterator spin calls is a function of its own: both grew.
+    let explain = j["explain"]
+        .as_array()
+        .unwrap_or_else(|| panic!("bisect.json explains the first bad commit: {j}"));
+    let grew = |f: &Value| f["delta"].as_f64().unwrap() > 0.0;
+    assert!(grew(&explain[0]), "{explain:?}");
+    let spin = explain.iter().take(3).find(|e| e["function"].as_str().unwrap().ends_with("::spin"));
+    assert!(spin.is_some_and(grew), "spin among the first three: {explain:?}");
+    assert_eq!(explain.last().unwrap()["function"], "other");
     assert!(
         j["reproduce"].as_array().unwrap().iter().any(|a| a == ids[7].as_str()),
         "main pinned to its commit"

@@ -9,7 +9,7 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use harness::model::{CompareEntry, CompareVerdict, MetricSummary, Outcome, ResultsFile, Verdict};
+use harness::model::{CompareEntry, CompareVerdict, ExplainStatus, MetricSummary, Outcome, ResultsFile, Verdict};
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 
 const FIXTURE: &str = env!("CARGO_BIN_EXE_fixture_counters");
@@ -255,6 +255,46 @@ fn compare_calls_two_percent_more_instructions_regressed_and_the_same_build_unch
     }
 }
 
+/// A candidate whose `checksum` does half again its work and which runs a new `extra_pass`:
+/// the instructions row names `checksum` first with most of the change, marks `extra_pass`
+/// new, and its entries plus `other` add up to the row's change.
+fn compare_explains_a_counted_change_by_function() {
+    let dir = tempfile::tempdir().unwrap();
+    let env = "FIXTURE_COUNTERS_EXPLAIN=1";
+    let out = compare_fixture(dir.path(), &["count/explain", "--runs", "2", "--candidate-env", env]);
+    assert!(
+        out.status.code().is_some_and(|c| c <= 1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows = compare_rows(dir.path());
+    let row = rows.iter().find(|e| e.metric == "instructions").expect("an instructions row");
+    assert_eq!(row.verdict, CompareVerdict::Regressed, "{row:?}");
+    let explain = row.explain.as_ref().expect("a regressed counter row is explained");
+    let change = row.candidate.as_ref().unwrap().center - row.baseline.as_ref().unwrap().center;
+    assert_eq!(explain[0].function, "fixture_counters::checksum", "{explain:?}");
+    let share = explain[0].delta / change;
+    assert!((0.85..0.99).contains(&share), "checksum's share of the change {share}: {explain:?}");
+    let extra = explain
+        .iter()
+        .find(|e| e.function == "fixture_counters::extra_pass")
+        .expect("extra_pass listed");
+    assert_eq!((extra.baseline, extra.status), (None, Some(ExplainStatus::New)), "{extra:?}");
+    assert!(extra.candidate.is_some_and(|c| c > 0.0));
+    let last = explain.last().unwrap();
+    assert_eq!((last.function.as_str(), last.status), ("other", Some(ExplainStatus::Other)));
+    let sum: f64 = explain.iter().map(|e| e.delta).sum();
+    assert!(
+        (sum - change).abs() <= 1e-6 * change.abs(),
+        "entries + other = {sum}, the row changed by {change}"
+    );
+    let md = std::fs::read_to_string(dir.path().join("compare.md")).unwrap();
+    assert!(md.contains("`fixture_counters::checksum +"), "{md}");
+    assert!(md.contains("fixture_counters::extra_pass (new)"), "{md}");
+    let cycles = rows.iter().find(|e| e.metric == "estimated_cycles").unwrap();
+    assert!(cycles.explain.is_none(), "only instructions rows are explained");
+}
+
 /// Under a budget the counter rows are judged sequentially: rows that count the same in every
 /// process decide at the first look and get no more counting pairs; the wall-time rows follow.
 fn under_a_budget_exact_counter_rows_decide_at_the_first_look() {
@@ -362,6 +402,10 @@ fn main() -> std::process::ExitCode {
         with_valgrind(
             "compare_calls_two_percent_more_instructions_regressed_and_the_same_build_unchanged",
             compare_calls_two_percent_more_instructions_regressed_and_the_same_build_unchanged,
+        ),
+        with_valgrind(
+            "compare_explains_a_counted_change_by_function",
+            compare_explains_a_counted_change_by_function,
         ),
         with_valgrind(
             "under_a_budget_exact_counter_rows_decide_at_the_first_look",

@@ -5,6 +5,7 @@
 //! `count/scaled/*` (four kinds of work: a loop, a pointer chase, a sort, a hash map) do
 //! `$FIXTURE_COUNTERS_SCALE` percent of their work (default 100): a candidate doing 2% more,
 //! or a history with a 10% step, for `scripts/counter_targets.sh` and the compare test.
+//! `count/explain` with `FIXTURE_COUNTERS_EXPLAIN=1` is the explain test's candidate.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -27,6 +28,41 @@ fn scale() -> u64 {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(100)
+}
+
+/// `$FIXTURE_COUNTERS_EXPLAIN` is `1`: `count/explain`'s candidate, whose `checksum` does 3/2
+/// of the baseline's work and which calls a function the baseline never runs (`extra_pass`).
+fn explain_candidate() -> bool {
+    std::env::var_os("FIXTURE_COUNTERS_EXPLAIN").is_some_and(|v| v == "1")
+}
+
+/// `rounds` rounds of a multiply-xor over `data`. Plain loops, so that in a debug build too the
+/// work is this function's own (no iterator calls to take it).
+#[inline(never)]
+fn checksum(data: &[u64], rounds: usize) -> u64 {
+    let mut acc = 0u64;
+    let mut r = 0;
+    while r < rounds {
+        let mut i = 0;
+        while i < data.len() {
+            acc = acc.wrapping_mul(31) ^ data[i];
+            i += 1;
+        }
+        r += 1;
+    }
+    acc
+}
+
+/// Work only the candidate of `count/explain` does: a quarter of a round of `checksum`'s.
+#[inline(never)]
+fn extra_pass(data: &[u64]) -> u64 {
+    let mut acc = 0u64;
+    let mut i = 0;
+    while i < data.len() {
+        acc ^= data[i].rotate_left(7);
+        i += 4;
+    }
+    acc
 }
 
 /// A permutation of `0..n` that is one cycle (Sattolo's algorithm, fixed seed).
@@ -85,6 +121,15 @@ harness::scenarios!(|| vec![
         // std's HashMap seeds its hasher at random per process: counts vary a little, honestly.
         let n = 20 * scale();
         b.iter(|| (0..n).map(|i| (i, i)).collect::<std::collections::HashMap<u64, u64>>().len())
+    }),
+    Scenario::measure("count/explain", |b| {
+        let data: Vec<u64> = black_box((0..1000).collect());
+        let candidate = explain_candidate();
+        b.iter(|| {
+            let rounds = if candidate { 15 } else { 10 };
+            let extra = if candidate { extra_pass(&data) } else { 0 };
+            checksum(black_box(&data), rounds) ^ extra ^ spin(5000)
+        })
     }),
     Scenario::measure("count/batched_100k", |b| {
         b.iter_batched(|| spin(1_000_000), |seed| spin(100_000 + u64::from(seed == u64::MAX)));

@@ -16,7 +16,8 @@ use crate::compare::{Interleaver, ProcessConfig, ScenarioRuns, SideTarget, from_
 use crate::errors::Error;
 use crate::events::Reporter;
 use crate::execute::{ExecConfig, Executor, JobScenario, ProcessJob, SuiteBinary, Target};
-use crate::model::{Outcome, RunRecord, Unit};
+use crate::explain::{SideProfile, explain};
+use crate::model::{ExplainEntry, Outcome, Profile, RunRecord, Unit};
 
 /// Runs the processes of a search.
 pub(crate) struct Measurer<'a> {
@@ -30,6 +31,10 @@ pub(crate) struct Measurer<'a> {
     pub processes: usize,
     /// The metric's unit, once a process reported it.
     pub unit: Option<Unit>,
+    /// Counted commits (by index): their values and their processes' per-function profiles.
+    counted: BTreeMap<usize, (Vec<f64>, Vec<Profile>)>,
+    /// The profiles of the last [`Measurer::alone`].
+    last_profiles: Vec<Profile>,
     rng: ChaCha8Rng,
 }
 
@@ -52,6 +57,8 @@ impl<'a> Measurer<'a> {
             next_index: 0,
             processes: 0,
             unit: None,
+            counted: BTreeMap::new(),
+            last_profiles: Vec::new(),
             rng,
         }
     }
@@ -162,6 +169,11 @@ impl<'a> Measurer<'a> {
         let records: Vec<RunRecord> = exec.run_parallel(jobs, threads, self.events)?.into_iter().flatten().collect();
         self.processes += processes;
         self.next_index = records.iter().map(|r| r.run_index + 1).max().unwrap_or(self.next_index);
+        self.last_profiles = records
+            .iter()
+            .filter(|r| r.outcome == Outcome::Passed)
+            .filter_map(|r| r.metric(&self.metric)?.profile.clone())
+            .collect();
         let values: Vec<f64> = records
             .iter()
             .filter(|r| r.outcome == Outcome::Passed)
@@ -179,6 +191,18 @@ impl<'a> Measurer<'a> {
             return Ok(Err(why));
         }
         Ok(Ok(values))
+    }
+}
+
+impl Measurer<'_> {
+    /// The functions behind the step from the last counted commit before `bad` to `bad`, when
+    /// both kept profiles (counted under Callgrind).
+    pub fn explain(&self, bad: usize) -> Option<Vec<ExplainEntry>> {
+        let (bv, bp) = self.counted.get(&bad)?;
+        let (gv, gp) = self.counted.range(..bad).next_back()?.1;
+        let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+        let (g, b) = (SideProfile::mean(gp)?, SideProfile::mean(bp)?);
+        Some(explain(&g, &b, mean(gv), mean(bv)))
     }
 }
 
@@ -219,7 +243,12 @@ impl CounterSource for Measurer<'_> {
             Err(why) => return Ok(Measured::Skipped(why)),
         };
         Ok(match self.alone(&ready, processes)? {
-            Ok(v) => Measured::Done(v),
+            Ok(v) => {
+                let entry = self.counted.entry(c).or_default();
+                entry.0.extend(&v);
+                entry.1.append(&mut self.last_profiles);
+                Measured::Done(v)
+            }
             Err(why) => Measured::Skipped(why),
         })
     }

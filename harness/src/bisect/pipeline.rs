@@ -136,7 +136,17 @@ pub(crate) fn run_bisect(
     outputs.file.unit = m.unit.clone();
     outputs.file.elapsed_s = started.elapsed().as_secs_f64();
     let _ = std::fs::remove_dir_all(&scratch);
-    let file = outputs.finish(conclusion)?;
+    let mut file = outputs.finish(conclusion)?;
+    if let Some(bad) = file
+        .first_bad
+        .as_ref()
+        .and_then(|id| range.commits.iter().position(|c| &c.id == id))
+    {
+        file.explain = m.explain(bad);
+        if file.explain.is_some() {
+            crate::report::write_json(&out.path().join("bisect.json"), &file)?;
+        }
+    }
     Ok(BisectOutcome { file })
 }
 
@@ -144,6 +154,7 @@ fn initial_file(opts: &BisectOptions, range: &CommitRange, host: crate::model::H
     BisectFile {
         format_version: BISECT_FORMAT_VERSION,
         first_bad: None,
+        explain: None,
         confidence: 0.0,
         metric: opts.metric.clone(),
         unit: None,

@@ -170,6 +170,7 @@ fn blank_entry(m: &MetricInput) -> CompareEntry {
         derived_from: None,
         noise: None,
         source: m.source.clone(),
+        explain: None,
     }
 }
 

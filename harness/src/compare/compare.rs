@@ -88,14 +88,15 @@ enum Design {
         candidate: SuiteBinary,
         selected: Vec<Listed>,
     },
-    ResultDirs(Vec<MetricInput>),
+    /// The rows' inputs, and both sides' runs (their profiles explain changed counter rows).
+    ResultDirs(Vec<MetricInput>, Box<(Vec<RunRecord>, Vec<RunRecord>)>),
 }
 
 impl ComparePlan {
     fn name(&self) -> &'static str {
         match self.design {
             Design::Interleaved { .. } => "interleaved",
-            Design::ResultDirs(_) => "result-dirs",
+            Design::ResultDirs(..) => "result-dirs",
         }
     }
 }
@@ -158,7 +159,7 @@ fn plan_inputs(opts: &CompareOptions) -> Result<ComparePlan, Error> {
                 return Err(nothing());
             }
             Ok(ComparePlan {
-                design: Design::ResultDirs(inputs),
+                design: Design::ResultDirs(inputs, Box::new((a.runs, b.runs))),
                 warnings,
                 built: None,
                 build_s: None,
@@ -197,7 +198,11 @@ pub fn run_compare(plan: ComparePlan, opts: &CompareOptions, out: &OutDir, event
             let (entries, report, counted) = interleaved(&baseline, &candidate, &selected, opts, out, &host, &config, events)?;
             (entries, Some(report), counted)
         }
-        Design::ResultDirs(inputs) => (analyze(&inputs, &config), None, None),
+        Design::ResultDirs(inputs, runs) => {
+            let mut entries = analyze(&inputs, &config);
+            crate::explain::attach(&mut entries, &runs.0, &runs.1);
+            (entries, None, None)
+        }
     };
     // Counter rows first (stable: each group keeps its scenario order): they decide where
     // present, with wall time beside them.
@@ -285,13 +290,14 @@ fn interleaved(
         counted: s.counters.as_ref().is_some_and(|c| c.source.separate_processes()),
     };
     let counter_looks = counting.as_ref().map(|c| c.looks.clone()).unwrap_or_default();
-    let (runs, _, entries, report) = run_sequential(pairs, control, selected, settings, config.clone(), counter_looks, events)?;
+    let (runs, _, mut entries, report) = run_sequential(pairs, control, selected, settings, config.clone(), counter_looks, events)?;
     let _ = std::fs::remove_dir_all(&scratch);
     let (ra, rb): (Vec<RunRecord>, Vec<RunRecord>) = runs.into_values().fold((Vec::new(), Vec::new()), |(mut x, mut y), s| {
         x.extend(s.baseline);
         y.extend(s.candidate);
         (x, y)
     });
+    crate::explain::attach(&mut entries, &ra, &rb);
     write_side(&out.file("baseline"), side_meta(&ta.describe(), s, &opts.command, host), ra)?;
     write_side(&out.file("candidate"), side_meta(&tb.describe(), s, &opts.command, host), rb)?;
     Ok((entries, report, counting))

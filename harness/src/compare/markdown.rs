@@ -208,6 +208,7 @@ pub(crate) fn render(entries: &[CompareEntry], run: &CompareRun, mde_report: f64
             verdict(e)
         );
     }
+    md += &crate::explain::markdown_section(entries);
     let notes: Vec<&CompareEntry> = entries.iter().filter(|e| e.note.is_some()).collect();
     if !notes.is_empty() {
         md += "\n<details><summary>Notes</summary>\n\n";

@@ -15,6 +15,8 @@ use std::path::{Path, PathBuf};
 
 use super::client_request::{DUMP_STATS_AT, START_INSTRUMENTATION, STOP_INSTRUMENTATION, ZERO_STATS, request};
 use super::costs::CacheCosts;
+use super::profile::{profile, self_costs};
+use crate::model::Profile;
 
 /// A measurement's Callgrind session inside a child.
 pub(crate) struct Session {
@@ -67,8 +69,9 @@ impl Session {
     }
 
     /// Switch instrumentation off and read this session's dumps, one [`CacheCosts`] per call
-    /// in call order. An error names the dump file and what is wrong with it.
-    pub(crate) fn finish(self) -> Result<Vec<CacheCosts>, String> {
+    /// in call order, with the call's instructions by function when `profiles` (explain). An
+    /// error names the dump file and what is wrong with it.
+    pub(crate) fn finish(self, profiles: bool) -> Result<Vec<(CacheCosts, Option<Profile>)>, String> {
         request(STOP_INSTRUMENTATION, 0, 0);
         self.dumps
             .iter()
@@ -76,7 +79,12 @@ impl Session {
                 let path = PathBuf::from(format!("{}.{n}", self.out.display()));
                 let text = fs::read_to_string(&path).map_err(|e| format!("reading Callgrind dump {}: {e}", path.display()))?;
                 let _ = fs::remove_file(&path);
-                parse_dump(&text, reason).map_err(|e| format!("Callgrind dump {}: {e}", path.display()))
+                let costs = parse_dump(&text, reason).map_err(|e| format!("Callgrind dump {}: {e}", path.display()))?;
+                // A profile that cannot be read leaves the row unexplained, never uncounted.
+                let profile = profiles
+                    .then(|| self_costs(&text).ok().map(|(c, unnamed)| profile(c, &unnamed)))
+                    .flatten();
+                Ok((costs, profile))
             })
             .collect()
     }

@@ -10,7 +10,7 @@ use super::callgrind::Session;
 use super::client_request::running_on_valgrind;
 use super::costs::CacheCosts;
 use super::perf::PerfCounters;
-use crate::model::{Better, MetricSample, Unit};
+use crate::model::{Better, MetricSample, Profile, Unit};
 
 /// How the parent asked a child to count (part of the child request).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -109,7 +109,7 @@ impl Counting {
                 break;
             }
         }
-        let costs = session.finish()?;
+        let costs = session.finish(explain_enabled())?;
         Ok((callgrind_metrics(&costs, label), calls))
     }
 
@@ -175,15 +175,31 @@ fn cpu_time() -> Duration {
     Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
 }
 
-fn callgrind_metrics(costs: &[CacheCosts], label: &str) -> Vec<MetricSample> {
+/// Whether the child keeps instructions by function for `explain` (on unless
+/// `HARNESS_EXPLAIN=0`, which exists to measure what explaining costs).
+fn explain_enabled() -> bool {
+    std::env::var_os("HARNESS_EXPLAIN").is_none_or(|v| v != "0")
+}
+
+fn callgrind_metrics(costs: &[(CacheCosts, Option<Profile>)], label: &str) -> Vec<MetricSample> {
+    let mut instructions = counter_metric("instructions", costs.iter().map(|c| c.0.ir as f64).collect(), label);
+    instructions.profile = median_call(costs).and_then(|c| c.1.clone());
     vec![
-        counter_metric("instructions", costs.iter().map(|c| c.ir as f64).collect(), label),
+        instructions,
         counter_metric(
             "estimated_cycles",
-            costs.iter().map(|c| c.estimated_cycles() as f64).collect(),
+            costs.iter().map(|c| c.0.estimated_cycles() as f64).collect(),
             label,
         ),
     ]
+}
+
+/// The call whose instructions are the median (the lower middle of an even count): its profile
+/// is the process's, so that the profile adds up to (about) the process's value.
+fn median_call<T>(costs: &[(CacheCosts, T)]) -> Option<&(CacheCosts, T)> {
+    let mut order: Vec<&(CacheCosts, T)> = costs.iter().collect();
+    order.sort_by_key(|c| c.0.ir);
+    order.get(order.len().saturating_sub(1) / 2).copied()
 }
 
 /// A count per call: lower is better, and the process's value is the median over its calls. The
@@ -198,6 +214,7 @@ fn counter_metric(name: &str, per_call: Vec<f64>, label: &str) -> MetricSample {
         value,
         iterations: if per_call.len() > 1 { per_call } else { Vec::new() },
         source: Some(label.to_owned()),
+        profile: None,
     }
 }
 

@@ -16,6 +16,7 @@ mod client_request;
 mod costs;
 mod counting;
 mod perf;
+mod profile;
 mod source;
 
 pub(crate) use counting::{CountRequest, Counting};

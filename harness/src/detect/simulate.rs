@@ -159,6 +159,7 @@ impl SimTarget {
                     value: base * f * noise,
                     iterations: vec![],
                     source: None,
+                    profile: None,
                 }]
             }
             None => vec![],

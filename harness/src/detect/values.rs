@@ -191,6 +191,7 @@ mod tests {
                 value: v,
                 iterations: vec![],
                 source: None,
+                profile: None,
             }],
             env_changes: vec![],
             kind: EvidenceKind::Isolated,

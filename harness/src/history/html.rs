@@ -116,6 +116,7 @@ mod tests {
             run: 1,
             started_at: String::new(),
             source: Some("<i>".into()),
+            explain: None,
         };
         let html = render(1, &series, &[change]);
         assert!(!html.contains(hostile) && !html.contains("</td><b>"), "unescaped");

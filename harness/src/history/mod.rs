@@ -4,6 +4,7 @@
 //! as it finishes (`run --history FILE`).
 
 pub mod commands;
+mod explain;
 mod html;
 mod reporter;
 mod series;

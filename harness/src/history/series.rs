@@ -63,6 +63,11 @@ pub struct Change {
     /// The counter source of the series (`valgrind-callgrind 3.19`); absent for wall time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
+    /// For an `instructions` series counted under Callgrind: the functions whose instructions
+    /// per call changed from the run before the change to the first run after it (see
+    /// `explain`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub explain: Option<Vec<crate::model::ExplainEntry>>,
 }
 
 /// Groups stored values into series, each point one run.
@@ -141,6 +146,7 @@ pub fn find_changes(series: &Series, runs: &[StoredRun], config: &ChangePointCon
                 run: series.points[c.index].run + 1,
                 started_at: run.started_at.clone(),
                 source: series.source.clone(),
+                explain: None,
             }
         })
         .collect()

@@ -42,6 +42,14 @@ const MIGRATIONS: &[&str] = &[
     CREATE INDEX process_values_series ON process_values (scenario, metric, run_id);",
     // 2: the counter source of a value (`--counters`), so series of two sources never mix.
     "ALTER TABLE process_values ADD COLUMN source TEXT;",
+    // 3: per-function instructions of counted processes (JSON `Profile`), which explain the
+    // change points of instructions series.
+    "CREATE TABLE profiles (
+        run_id    INTEGER NOT NULL REFERENCES runs(id),
+        scenario  TEXT NOT NULL,
+        source    TEXT NOT NULL,
+        profile   TEXT NOT NULL
+    );",
 ];
 
 /// The newest schema version this harness writes.
@@ -170,6 +178,14 @@ impl Store {
                 .prepare("INSERT INTO process_values (run_id, scenario, metric, unit, better, repetition, run_index, value, source) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)")
                 .map_err(db_err(&path, "writing to"))?;
             for r in results.runs.iter().filter(|r| r.kind == ScenarioKind::Measure) {
+                for (m, p) in r.metrics.iter().filter_map(|m| Some((m, m.profile.as_ref()?))) {
+                    let text = serde_json::to_string(p).expect("a profile serializes");
+                    tx.execute(
+                        "INSERT INTO profiles (run_id, scenario, source, profile) VALUES (?1, ?2, ?3, ?4)",
+                        params![id, r.scenario, m.source.as_deref().unwrap_or(""), text],
+                    )
+                    .map_err(db_err(&path, "writing to"))?;
+                }
                 for m in r.metrics.iter().filter(|m| m.value.is_finite()) {
                     let better = serde_json::to_value(m.better).expect("enum serializes");
                     insert
@@ -237,6 +253,23 @@ impl Store {
             })
             .map_err(db_err(path, "reading"))?;
         rows.collect::<Result<_, _>>().map_err(db_err(path, "reading"))
+    }
+}
+
+impl Store {
+    /// The stored profiles of `scenario` counted by `source` in run `run_id`. A profile that
+    /// does not parse (written by a newer harness) is left out: it only explains.
+    pub fn profiles(&self, run_id: i64, scenario: &str, source: &str) -> Result<Vec<crate::model::Profile>, Error> {
+        let path = &self.path;
+        let mut q = self
+            .conn
+            .prepare("SELECT profile FROM profiles WHERE run_id = ?1 AND scenario = ?2 AND source = ?3")
+            .map_err(db_err(path, "reading"))?;
+        let rows = q
+            .query_map(params![run_id, scenario, source], |r| r.get::<_, String>(0))
+            .map_err(db_err(path, "reading"))?;
+        let texts: Vec<String> = rows.collect::<Result<_, _>>().map_err(db_err(path, "reading"))?;
+        Ok(texts.iter().filter_map(|t| serde_json::from_str(t).ok()).collect())
     }
 }
 

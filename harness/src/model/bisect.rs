@@ -149,6 +149,10 @@ pub struct BisectFile {
     pub elapsed_s: f64,
     /// The machine.
     pub host: HostInfo,
+    /// With `--counters` and the `instructions` metric: the functions whose instructions per
+    /// call changed from the last measured commit before `first_bad` to `first_bad`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub explain: Option<Vec<super::ExplainEntry>>,
 }
 
 /// How the commits' binaries were obtained.

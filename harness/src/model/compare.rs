@@ -103,6 +103,10 @@ pub struct CompareEntry {
     /// The counter source of both sides' values (`valgrind-callgrind 3.19`); absent for wall time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
+    /// For a `regressed` or `improved` instructions row counted under Callgrind: the functions
+    /// whose instructions per call changed, largest |delta| first, then `other`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub explain: Option<Vec<super::ExplainEntry>>,
 }
 
 /// Where the noise of one comparison came from: standard deviations on the log scale.

@@ -105,4 +105,8 @@ pub struct MetricSample {
     /// time and what a scenario reports itself. Values of two sources are never compared.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
+    /// Under Callgrind, on `instructions`: the counted call's instructions by function, which
+    /// `explain` diffs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<super::Profile>,
 }

@@ -8,6 +8,7 @@
 mod bisect;
 mod compare;
 mod detect;
+mod explain;
 mod gpu;
 mod host;
 mod listed;
@@ -23,6 +24,7 @@ pub use detect::{
     DETECT_FORMAT_VERSION, DetectEntry, DetectRun, Evidence, EvidenceKind, FailureRate, Mechanism, MechanismKind, OrderVerdict,
     PhaseRecord, RunCounts, ScheduleRecord, ValueShift, WouldDecide,
 };
+pub use explain::{ExplainEntry, ExplainStatus, Profile};
 pub use gpu::{
     GpuSettings, LockedClocks, MOSTLY_THROTTLED, THROTTLE_REASONS, ThrottleNote, parse_throttle_mask, throttle_notes, throttle_reason_names,
 };

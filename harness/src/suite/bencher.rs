@@ -305,6 +305,7 @@ impl Bencher {
             value,
             iterations,
             source: None,
+            profile: None,
         });
     }
 
