@@ -18,7 +18,8 @@ pub fn collect() -> HostInfo {
         arch: std::env::consts::ARCH.to_owned(),
         rustc: env!("HARNESS_RUSTC_VERSION").to_owned(),
         git_commit: git_commit(),
-        build_commit: option_env!("HARNESS_BUILD_GIT_COMMIT").map(str::to_owned),
+        // Not embedded any more (it rebuilt harness at every commit); kept for old results.
+        build_commit: None,
         load_start: load_average(),
         load_end: None,
         gpus,
@@ -125,10 +126,27 @@ fn os_name() -> String {
         .unwrap_or_else(|| std::env::consts::OS.to_owned())
 }
 
+/// Env vars CI sets to the commit it checked out, read before asking git: a run in a tarball or
+/// a container without `.git` still records its commit. `HARNESS_COMMIT` overrides.
+const COMMIT_VARS: [&str; 4] = ["HARNESS_COMMIT", "GITHUB_SHA", "CI_COMMIT_SHA", "BUILDKITE_COMMIT"];
+
+/// The commit this run measured, read at run time (never compiled in, see build.rs).
 fn git_commit() -> Option<String> {
+    commit_from_env(|k| std::env::var(k).ok()).or_else(commit_from_git)
+}
+
+fn commit_from_env(var: impl Fn(&str) -> Option<String>) -> Option<String> {
+    COMMIT_VARS
+        .iter()
+        .filter_map(|k| var(k))
+        .map(|v| v.trim().to_owned())
+        .find(|v| !v.is_empty())
+}
+
+fn commit_from_git() -> Option<String> {
     let out = Command::new("git").args(["rev-parse", "HEAD"]).output().ok()?;
     if !out.status.success() {
-        return option_env!("HARNESS_BUILD_GIT_COMMIT").map(|c| format!("{c} (at build)"));
+        return None;
     }
     let commit = String::from_utf8_lossy(&out.stdout).trim().to_owned();
     let dirty = Command::new("git")
@@ -166,17 +184,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_run_records_the_commit_the_harness_was_built_from() {
-        // Built and tested in one checkout, the build commit is the checkout's HEAD (the run-time
-        // `git_commit` may differ on another machine; this one travels with the binary).
-        let head = Command::new("git")
-            .args(["rev-parse", "HEAD"])
-            .output()
-            .ok()
-            .filter(|o| o.status.success());
-        let head = head.map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned());
-        // Outside a git checkout (a source tarball) there is no commit to record, and none is made up.
-        assert_eq!(collect().build_commit, head);
+    fn the_commit_is_read_at_run_time_ci_vars_first() {
+        fn env<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
+            move |k| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| (*v).to_owned())
+        }
+        // HARNESS_COMMIT wins over what CI set; an empty one is ignored.
+        let both = [("GITHUB_SHA", "abc"), ("HARNESS_COMMIT", "def")];
+        assert_eq!(commit_from_env(env(&both)).as_deref(), Some("def"));
+        let empty = [("HARNESS_COMMIT", " "), ("GITHUB_SHA", "abc\n")];
+        assert_eq!(commit_from_env(env(&empty)).as_deref(), Some("abc"));
+        assert_eq!(commit_from_env(env(&[])), None);
+        // Nothing is compiled in: a binary reports no build commit, whatever checkout built it.
+        assert_eq!(collect().build_commit, None);
     }
 
     #[test]

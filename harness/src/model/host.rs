@@ -19,11 +19,11 @@ pub struct HostInfo {
     pub arch: String,
     /// `rustc -V` of the compiler that built the harness.
     pub rustc: String,
-    /// Git commit of the checkout the run ran in (with `-dirty` when the tree had changes), if
-    /// known. A binary carried to another machine may come from another commit: see `build_commit`.
+    /// Commit the run measured, read at run time: `HARNESS_COMMIT` or a CI variable
+    /// (`GITHUB_SHA`, ...), else git in the working directory (`-dirty` when it had changes).
     pub git_commit: Option<String>,
-    /// Git commit the harness library was compiled from (the suite's own when harness is a path
-    /// dependency in the same checkout); absent when it was not built inside a git checkout.
+    /// Commit the harness was compiled from, in results written before issue 26; no longer
+    /// recorded (embedding it rebuilt harness at every commit). Kept so old results still read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub build_commit: Option<String>,
     /// 1-minute load average when the run started.

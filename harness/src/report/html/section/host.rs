@@ -17,7 +17,9 @@ pub(crate) fn host(out: &mut String, h: &HostInfo) {
         ("os", format!("{} {} {}", h.os, h.kernel, h.arch)),
         ("rustc", h.rustc.clone()),
         ("git", h.git_commit.clone().unwrap_or_else(|| "unknown".into())),
-        ("built from", h.build_commit.clone().unwrap_or_else(|| "unknown".into())),
+        // Only older results carry a build commit (no longer compiled in): "n/a" rather than
+        // "unknown", which would read as a lookup that failed.
+        ("built from", h.build_commit.clone().unwrap_or_else(|| "n/a (not recorded)".into())),
         (
             "load (1 min)",
             format!("{} at start, {} at end", load(h.load_start), load(h.load_end)),
