@@ -16,6 +16,7 @@ pub mod detect;
 pub mod errors;
 pub mod events;
 pub mod execute;
+pub(crate) mod fingerprint;
 pub(crate) mod gpu_clocks;
 pub(crate) mod history;
 pub(crate) mod host;
