@@ -27,6 +27,7 @@ pub fn collect() -> HostInfo {
         gpu_start: gpu_state(),
         gpu_end: Vec::new(),
         gpu_clock_lock: crate::gpu_clocks::held(),
+        fingerprint: crate::fingerprint::collect(),
     }
 }
 

@@ -17,6 +17,7 @@ pub mod errors;
 pub mod events;
 pub mod execute;
 pub mod explain;
+pub(crate) mod fingerprint;
 pub(crate) mod gpu_clocks;
 pub(crate) mod history;
 pub(crate) mod host;

@@ -107,6 +107,7 @@ fn a_a_has_no_regression_and_an_injected_slowdown_is_found() {
     for f in [
         "compare.csv",
         "compare.md",
+        "compare-full.md",
         "compare-run.json",
         "baseline/results.json",
         "candidate/results.json",

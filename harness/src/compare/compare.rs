@@ -154,7 +154,11 @@ fn plan_inputs(opts: &CompareOptions) -> Result<ComparePlan, Error> {
         }
         (Input::Results(da), Input::Results(db)) => {
             let (a, b) = (crate::report::read_results(&da)?, crate::report::read_results(&db)?);
-            let (inputs, warnings) = from_results(&a, &b, opts.resources, |n| opts.settings.selection.matches_name(n))?;
+            let (inputs, mut warnings) = from_results(&a, &b, opts.resources, |n| opts.settings.selection.matches_name(n))?;
+            if let Some(w) = crate::fingerprint::warning(&a.meta.host.fingerprint, &b.meta.host.fingerprint) {
+                eprintln!("warning: {w}");
+                warnings.insert(0, w);
+            }
             if inputs.is_empty() {
                 return Err(nothing());
             }

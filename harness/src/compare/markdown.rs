@@ -173,6 +173,32 @@ fn cannot_catch(entries: &[CompareEntry], mde_report: f64) -> String {
     md
 }
 
+/// The table header compare.md's rows go under.
+pub(crate) const TABLE_HEAD: &str =
+    "| status | scenario | metric | base | candidate | change [95% CI] | verdict |\n|---|---|---|---|---|---|---|\n";
+
+/// One table row (no line break); scenario and metric names longer than `max_name` characters
+/// are cut with an ellipsis so that one hostile name cannot fill a size-bounded comment.
+pub(crate) fn row(e: &CompareEntry, max_name: usize) -> String {
+    format!(
+        "| {} | `{}` | {} | {} | {} | {} | {} |",
+        status(e.verdict),
+        escape(&cut(&e.name, max_name)).replace("\\`", "'"),
+        escape(&cut(&e.metric, max_name)),
+        side(&e.baseline, &e.unit),
+        side(&e.candidate, &e.unit),
+        change(e),
+        verdict(e)
+    )
+}
+
+fn cut(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_owned();
+    }
+    s.chars().take(max.saturating_sub(1)).chain(['…']).collect()
+}
+
 /// The whole comment. `mde_report` is the size (fraction) "what this cannot catch" is stated for.
 pub(crate) fn render(entries: &[CompareEntry], run: &CompareRun, mde_report: f64) -> String {
     let mut md = String::from("## Performance comparison\n\n");
@@ -194,19 +220,10 @@ pub(crate) fn render(entries: &[CompareEntry], run: &CompareRun, mde_report: f64
                blocked design: drift between the sessions looks like a change, so false positives are far likelier \
                than with interleaved binaries (simulated: 30% against 5% at alpha 0.05).\n\n";
     }
-    md += "| status | scenario | metric | base | candidate | change [95% CI] | verdict |\n|---|---|---|---|---|---|---|\n";
+    md += TABLE_HEAD;
     for e in entries {
-        let _ = writeln!(
-            md,
-            "| {} | `{}` | {} | {} | {} | {} | {} |",
-            status(e.verdict),
-            escape(&e.name).replace("\\`", "'"),
-            escape(&e.metric),
-            side(&e.baseline, &e.unit),
-            side(&e.candidate, &e.unit),
-            change(e),
-            verdict(e)
-        );
+        md += &row(e, usize::MAX);
+        md.push('\n');
     }
     md += &crate::explain::markdown_section(entries);
     let notes: Vec<&CompareEntry> = entries.iter().filter(|e| e.note.is_some()).collect();

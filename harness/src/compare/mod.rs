@@ -24,6 +24,7 @@ mod compare;
 mod control;
 mod count_pairs;
 mod effect;
+mod fit;
 mod inputs;
 mod interleave;
 mod markdown;

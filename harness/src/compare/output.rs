@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::markdown;
+use super::{fit, markdown};
 use crate::errors::Error;
 use crate::events::{Done, Reporter, RunEvent};
 use crate::model::{CalibrationEntry, CompareEntry};
@@ -33,11 +33,34 @@ impl Reporter for CompareFiles {
             write_json(&self.dir.join("compare.json"), entries)?;
             write_csv(&self.dir.join("compare.csv"), entries)?;
             write_json(&self.dir.join("compare-run.json"), run)?;
-            let md = markdown::render(entries, run, self.mde_report);
+            let full = markdown::render(entries, run, self.mde_report);
+            let md = fit::render(entries, run, self.mde_report, &full, fit::COMMENT_LIMIT);
             write_atomic(&self.dir.join("compare.md"), md.as_bytes())?;
+            write_atomic(&self.dir.join("compare-full.md"), full.as_bytes())?;
+            step_summary(&full, &md)?;
         }
         Ok(())
     }
+}
+
+/// Appends the comparison to GitHub's job summary when `GITHUB_STEP_SUMMARY` names a file: the
+/// whole table when it fits the 1 MiB limit beside what the job already wrote, else compare.md.
+fn step_summary(full: &str, md: &str) -> Result<(), Error> {
+    let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) else {
+        return Ok(());
+    };
+    let path = PathBuf::from(path);
+    let used = std::fs::metadata(&path).map_or(0, |m| m.len() as usize);
+    let text = if used + full.len() < fit::STEP_SUMMARY_LIMIT { full } else { md };
+    if used + text.len() >= fit::STEP_SUMMARY_LIMIT {
+        return Ok(());
+    }
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .map_err(io_err("opening GITHUB_STEP_SUMMARY"))?;
+    writeln!(f, "{text}").map_err(io_err("appending to GITHUB_STEP_SUMMARY"))
 }
 
 /// Prints compare.md's text when a comparison finishes.

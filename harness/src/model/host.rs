@@ -45,6 +45,10 @@ pub struct HostInfo {
     /// were left free.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub gpu_clock_lock: Vec<super::LockedClocks>,
+    /// What changes a measurement besides the code (`crate::fingerprint`): name -> value.
+    /// Empty in files written before it existed.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub fingerprint: std::collections::BTreeMap<String, String>,
 }
 
 /// One GPU's identity and clocks at one moment (`nvidia-smi --query-gpu`): a clock or throttle
