@@ -107,6 +107,19 @@ pub enum Error {
         /// What is missing and what would work.
         detail: String,
     },
+    /// A feature this binary was built without (a suite binary built lean, as harness-criterion
+    /// builds it) was asked for.
+    #[error(
+        "this binary was built without {what} (harness's cargo feature `{feature}`): run the suite \
+         through the harness CLI (`harness run --suite-bin PATH ...`), or build it with the feature \
+         (harness-criterion's feature `{feature}`)"
+    )]
+    NotBuiltIn {
+        /// What was asked for, e.g. `--history`.
+        what: &'static str,
+        /// The cargo feature that provides it.
+        feature: &'static str,
+    },
     /// Any other I/O failure, with what was being done.
     #[error("{what}: {source}")]
     Io {

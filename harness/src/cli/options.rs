@@ -180,7 +180,16 @@ impl RunOptions {
                 counter_processes: a.measure.counter_processes,
             },
             out: m.out.or_else(|| a.shards.resume.clone()),
-            history: a.shards.history.clone().map(|db| (db, a.shards.history_label.clone())),
+            history: match &a.shards.history {
+                // Refused before the run, not after it, in a build that cannot store it.
+                Some(_) if !cfg!(feature = "history") => {
+                    return Err(Error::NotBuiltIn {
+                        what: "the history (`--history`)",
+                        feature: "history",
+                    });
+                }
+                h => h.clone().map(|db| (db, a.shards.history_label.clone())),
+            },
         })
     }
 }
