@@ -14,11 +14,12 @@ use libtest_mimic::{Arguments, Completion, Failed, Trial};
 use serde_json::Value;
 
 /// Every benchmark the fixture declares, by criterion id.
-const NAMES: [&str; 21] = [
+const NAMES: [&str; 22] = [
     "configured/helper",
     "fib 20",
     "fib/30",
     "hostile/<script>alert(1)</script> & \"q\" ../..\\x",
+    "input/len",
     "listed/before_the_panic",
     "loops/iter",
     "loops/iter_batched/large",
@@ -201,6 +202,21 @@ fn bad_input_is_a_result_or_a_clear_error() -> Result<(), Failed> {
         })?;
     }
     check(out.contains("benchmark group \"bad/empty\" has no benchmarks"), || out.clone())?;
+
+    // A group that panics with its group open (a missing input file): one failed result located
+    // at the user's line, its message said once, not "has no benchmarks", nothing of ours.
+    let (code, results, _dir, out) = bench(&["--iterations", "1", "--warmup", "0", "--exact", "inputs"], &bad);
+    check(code == Some(1), || out.clone())?;
+    let runs = runs_of(&results, "inputs");
+    check(!runs.is_empty() && runs.iter().all(|r| r["outcome"]["status"] == "failed"), || {
+        format!("{runs:?}")
+    })?;
+    let m = runs[0]["outcome"]["message"].as_str().unwrap_or_default();
+    let at = format!("benches/criterion_api.rs:{}", line_of("expect(\"reading the planted input file\")"));
+    check(m.contains("reading the planted input file") && m.contains(&at), || m.to_owned())?;
+    check(!m.contains("registry.rs") && !m.contains("criterion-compat/src"), || m.to_owned())?;
+    check(!out.contains("\"input\" has no benchmarks"), || out.clone())?;
+    check(out.matches("reading the planted input file").count() == 1, || out.clone())?;
 
     // A bench file whose only group is empty: nothing to run, said so, exit 2.
     let o = cargo(&["bench", "--offline", "--profile", "dev", "--bench", "empty_group"], &[]);

@@ -107,6 +107,14 @@ pub enum Error {
         /// What is missing and what would work.
         detail: String,
     },
+    /// One of criterion's flags with no equivalent here.
+    #[error("criterion's {flag} has no equivalent in the harness: {instead}")]
+    Unsupported {
+        /// The flag, e.g. `--save-baseline`.
+        flag: &'static str,
+        /// What to use instead.
+        instead: &'static str,
+    },
     /// A feature this binary was built without (a suite binary built lean, as harness-criterion
     /// builds it) was asked for.
     #[error(

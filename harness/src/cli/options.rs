@@ -131,7 +131,12 @@ pub(crate) fn invalid(flag: &'static str, value: &str, reason: impl Into<String>
 
 impl RunOptions {
     pub(crate) fn from_args(a: &RunArgs) -> Result<Self, Error> {
-        let m = a.measure.resolve(&RUN);
+        a.criterion.refused()?;
+        let mut m = a.measure.resolve(&RUN);
+        if let Some(n) = a.criterion.sample_size {
+            eprintln!("note: criterion's --sample-size {n} is taken as --iterations {n} (samples per process)");
+            m.iterations = n;
+        }
         let repeat_measures = a.repeat.unwrap_or(5);
         if a.target_ci.is_some() && repeat_measures > a.max_repeat {
             return Err(invalid(
