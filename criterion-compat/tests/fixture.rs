@@ -123,13 +123,60 @@ fn cargo_test_runs_each_benchmark_once() -> Result<(), Failed> {
             format!("{name}: {lines:?}\n{out}")
         })?;
     }
-    check(stdout.contains("test result: ok. 21 passed; 0 failed;"), || out.clone())?;
+    check(stdout.contains("test result: ok. 22 passed; 0 failed;"), || out.clone())?;
     check(out.contains("benchmark group \"empty\" has no benchmarks"), || out.clone())
 }
 
 /// `cargo bench`: every benchmark a measurement under its criterion id, with a 95% interval, and
 /// the declared throughput as a rate that agrees with the latency.
 fn cargo_bench_reports_names_rates_and_intervals() -> Result<(), Failed> {
+    // criterion 0.5's listing: `NAME: benchmark` on stdout, one line each; the count on stderr.
+    let o = cargo(
+        &[
+            "bench",
+            "-q",
+            "--offline",
+            "--profile",
+            "dev",
+            "--bench",
+            "criterion_api",
+            "--",
+            "--list",
+        ],
+        &[],
+    );
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let listed: Vec<&str> = stdout.lines().filter_map(|l| l.strip_suffix(": benchmark")).collect();
+    check(
+        o.status.success() && listed.len() == NAMES.len() && stdout.lines().count() == NAMES.len(),
+        || text(&o),
+    )?;
+    check(
+        String::from_utf8_lossy(&o.stderr).contains(&format!("{} benchmarks", NAMES.len())),
+        || text(&o),
+    )?;
+    // A criterion flag without an equivalent: refused naming it and ours, exit 2, nothing run.
+    let o = cargo(
+        &[
+            "bench",
+            "-q",
+            "--offline",
+            "--profile",
+            "dev",
+            "--bench",
+            "criterion_api",
+            "--",
+            "--save-baseline",
+            "main",
+        ],
+        &[],
+    );
+    let out = text(&o);
+    check(
+        out.contains("exit status: 2") && out.contains("--save-baseline") && out.contains("--history FILE"),
+        || out.clone(),
+    )?;
+    check(!out.contains("suite-bin"), || out.clone())?;
     let (code, results, dir, out) = bench(&["--repeat", "3", "--iterations", "3"], &[]);
     check(code == Some(0), || out.clone())?;
     let summaries = results["summaries"].as_array().unwrap();
