@@ -33,7 +33,7 @@ count() { # packages in the bench build (normal+build edges, plus the crate's de
   (cd "$work/$1" && cargo tree -q -e normal,build,dev --prefix none | sed 's/ (\*)//; s/ (proc-macro)//' | sort -u | wc -l)
 }
 lib() { # packages under the criterion dependency alone
-  (cd "$work/$1" && cargo tree -q -e normal,build --prefix none -p "$2" | sed 's/ (\*)//; s/ (proc-macro)//' | sort -u | wc -l)
+  (cd "$work/$1" && cargo tree -q -e normal,build,dev --prefix none -p "$2" | sed 's/ (\*)//; s/ (proc-macro)//' | sort -u | wc -l)
 }
 crit=$(cd "$work/criterion" && cargo tree -q -e dev --depth 1 --prefix none | grep '^criterion ' | head -1 | awk '{print $1"@"substr($2,2)}')
 echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $(rustc --version)"
