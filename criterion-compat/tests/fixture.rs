@@ -176,7 +176,30 @@ fn cargo_bench_reports_names_rates_and_intervals() -> Result<(), Failed> {
         out.contains("exit status: 2") && out.contains("--save-baseline") && out.contains("--history FILE"),
         || out.clone(),
     )?;
-    check(!out.contains("suite-bin"), || out.clone())?;
+    check(!out.contains("similar argument") && !out.contains("suite-bin"), || out.clone())?;
+    // Built without the harness's `history` feature: --history is refused before anything runs,
+    // naming the feature and the CLI that has it.
+    let o = cargo(
+        &[
+            "bench",
+            "-q",
+            "--offline",
+            "--profile",
+            "dev",
+            "--bench",
+            "criterion_api",
+            "--",
+            "--history",
+            "h.db",
+        ],
+        &[],
+    );
+    let out = text(&o);
+    check(
+        out.contains("exit status: 2") && out.contains("feature `history`") && out.contains("harness run --suite-bin"),
+        || out.clone(),
+    )?;
+    check(!fixture().join("h.db").exists(), || "h.db was created".into())?;
     let (code, results, dir, out) = bench(&["--repeat", "3", "--iterations", "3"], &[]);
     check(code == Some(0), || out.clone())?;
     let summaries = results["summaries"].as_array().unwrap();
