@@ -191,7 +191,9 @@ impl<M: Measurement> Drop for BenchmarkGroup<'_, M> {
     /// A group with no benchmarks lists nothing, as in criterion; the listing says so, since a
     /// bench file left with no benchmark at all then stops with "no scenario matches".
     fn drop(&mut self) {
-        if self.benchmarks == 0 && registry::listing() {
+        // Dropped while the group function unwinds, its benchmarks are missing, not absent: the
+        // listing reports the panic itself.
+        if self.benchmarks == 0 && registry::listing() && !std::thread::panicking() {
             eprintln!("harness-criterion: benchmark group {:?} has no benchmarks", self.name);
         }
     }

@@ -147,42 +147,56 @@ pub fn scenarios(groups: &'static [Group]) -> Vec<Scenario> {
                 }
                 Some(problem) => {
                     let problem = format!("{problem} (declared at {})", l.source);
-                    Scenario::measure(l.id, move |_| panic!("{problem}"))
+                    Scenario::measure(l.id, move |_| fail(&problem))
                 }
             };
             out.push(scenario.at(l.source));
         }
-        if let Err(message) = result {
+        if let Err((message, place)) = result {
             let problem = BenchError::GroupPanicked {
                 group: group.name,
                 message,
             }
             .to_string();
-            out.push(Scenario::measure(group.name, move |_| panic!("{problem}")));
+            let failed = Scenario::measure(group.name, move |_| fail(&problem));
+            // Located at the user's panic, not at this line.
+            out.push(match place {
+                Some(place) => failed.at(place),
+                None => failed,
+            });
         }
     }
     out
 }
 
-/// Call `f`; a panic becomes its message and where it happened. The panic hook is swapped for
-/// one that only records the place (the listing runs in every process: the failed scenario
-/// carries the message, once, where the default hook would print it and a backtrace each time).
-fn catch_with_location(f: fn()) -> Result<(), String> {
+/// Call `f`; a panic becomes its message (with where it happened) and that place. The panic
+/// hook is swapped for one that only records the place (the listing runs in every process: the
+/// failed scenario carries the message, once, where the default hook would print it and a
+/// backtrace each time).
+fn catch_with_location(f: fn()) -> Result<(), (String, Option<Source>)> {
     thread_local! {
-        static PLACE: RefCell<Option<String>> = const { RefCell::new(None) };
+        static PLACE: RefCell<Option<Source>> = const { RefCell::new(None) };
     }
     let previous = panic::take_hook();
     panic::set_hook(Box::new(|info| {
         if let Some(loc) = info.location() {
-            PLACE.set(Some(format!("{}:{}", loc.file(), loc.line())));
+            // Leaked once per group that panics while listed, which ends the listing of it.
+            let file: &'static str = Box::leak(loc.file().to_owned().into_boxed_str());
+            PLACE.set(Some(Source { file, line: loc.line() }));
         }
     }));
     let result = panic::catch_unwind(f);
     panic::set_hook(previous);
     result.map_err(|payload| match PLACE.take() {
-        Some(place) => format!("{} (at {place})", panic_message(&*payload)),
-        None => panic_message(&*payload),
+        Some(place) => (format!("{} (at {place})", panic_message(&*payload)), Some(place)),
+        None => (panic_message(&*payload), None),
     })
+}
+
+/// Fail a scenario with `problem`, which already says where: unwinding without the panic hook
+/// keeps the harness from appending this line of ours as the place.
+fn fail(problem: &str) -> ! {
+    panic::resume_unwind(Box::new(problem.to_owned()))
 }
 
 /// Whether the listing pass is running: a group with no benchmarks says so then.

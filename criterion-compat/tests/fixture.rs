@@ -14,11 +14,12 @@ use libtest_mimic::{Arguments, Completion, Failed, Trial};
 use serde_json::Value;
 
 /// Every benchmark the fixture declares, by criterion id.
-const NAMES: [&str; 21] = [
+const NAMES: [&str; 22] = [
     "configured/helper",
     "fib 20",
     "fib/30",
     "hostile/<script>alert(1)</script> & \"q\" ../..\\x",
+    "input/len",
     "listed/before_the_panic",
     "loops/iter",
     "loops/iter_batched/large",
@@ -122,13 +123,83 @@ fn cargo_test_runs_each_benchmark_once() -> Result<(), Failed> {
             format!("{name}: {lines:?}\n{out}")
         })?;
     }
-    check(stdout.contains("test result: ok. 21 passed; 0 failed;"), || out.clone())?;
+    check(stdout.contains("test result: ok. 22 passed; 0 failed;"), || out.clone())?;
     check(out.contains("benchmark group \"empty\" has no benchmarks"), || out.clone())
 }
 
 /// `cargo bench`: every benchmark a measurement under its criterion id, with a 95% interval, and
 /// the declared throughput as a rate that agrees with the latency.
 fn cargo_bench_reports_names_rates_and_intervals() -> Result<(), Failed> {
+    // criterion 0.5's listing: `NAME: benchmark` on stdout, one line each; the count on stderr.
+    let o = cargo(
+        &[
+            "bench",
+            "-q",
+            "--offline",
+            "--profile",
+            "dev",
+            "--bench",
+            "criterion_api",
+            "--",
+            "--list",
+        ],
+        &[],
+    );
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let listed: Vec<&str> = stdout.lines().filter_map(|l| l.strip_suffix(": benchmark")).collect();
+    check(
+        o.status.success() && listed.len() == NAMES.len() && stdout.lines().count() == NAMES.len(),
+        || text(&o),
+    )?;
+    check(
+        String::from_utf8_lossy(&o.stderr).contains(&format!("{} benchmarks", NAMES.len())),
+        || text(&o),
+    )?;
+    // A criterion flag without an equivalent: refused naming it and ours, exit 2, nothing run.
+    let o = cargo(
+        &[
+            "bench",
+            "-q",
+            "--offline",
+            "--profile",
+            "dev",
+            "--bench",
+            "criterion_api",
+            "--",
+            "--save-baseline",
+            "main",
+        ],
+        &[],
+    );
+    let out = text(&o);
+    check(
+        out.contains("exit status: 2") && out.contains("--save-baseline") && out.contains("--history FILE"),
+        || out.clone(),
+    )?;
+    check(!out.contains("similar argument") && !out.contains("suite-bin"), || out.clone())?;
+    // Built without the harness's `history` feature: --history is refused before anything runs,
+    // naming the feature and the CLI that has it.
+    let o = cargo(
+        &[
+            "bench",
+            "-q",
+            "--offline",
+            "--profile",
+            "dev",
+            "--bench",
+            "criterion_api",
+            "--",
+            "--history",
+            "h.db",
+        ],
+        &[],
+    );
+    let out = text(&o);
+    check(
+        out.contains("exit status: 2") && out.contains("feature `history`") && out.contains("harness run --suite-bin"),
+        || out.clone(),
+    )?;
+    check(!fixture().join("h.db").exists(), || "h.db was created".into())?;
     let (code, results, dir, out) = bench(&["--repeat", "3", "--iterations", "3"], &[]);
     check(code == Some(0), || out.clone())?;
     let summaries = results["summaries"].as_array().unwrap();
@@ -201,6 +272,21 @@ fn bad_input_is_a_result_or_a_clear_error() -> Result<(), Failed> {
         })?;
     }
     check(out.contains("benchmark group \"bad/empty\" has no benchmarks"), || out.clone())?;
+
+    // A group that panics with its group open (a missing input file): one failed result located
+    // at the user's line, its message said once, not "has no benchmarks", nothing of ours.
+    let (code, results, _dir, out) = bench(&["--iterations", "1", "--warmup", "0", "--exact", "inputs"], &bad);
+    check(code == Some(1), || out.clone())?;
+    let runs = runs_of(&results, "inputs");
+    check(!runs.is_empty() && runs.iter().all(|r| r["outcome"]["status"] == "failed"), || {
+        format!("{runs:?}")
+    })?;
+    let m = runs[0]["outcome"]["message"].as_str().unwrap_or_default();
+    let at = format!("benches/criterion_api.rs:{}", line_of("expect(\"reading the planted input file\")"));
+    check(m.contains("reading the planted input file") && m.contains(&at), || m.to_owned())?;
+    check(!m.contains("registry.rs") && !m.contains("criterion-compat/src"), || m.to_owned())?;
+    check(!out.contains("\"input\" has no benchmarks"), || out.clone())?;
+    check(out.matches("reading the planted input file").count() == 1, || out.clone())?;
 
     // A bench file whose only group is empty: nothing to run, said so, exit 2.
     let o = cargo(&["bench", "--offline", "--profile", "dev", "--bench", "empty_group"], &[]);

@@ -107,6 +107,27 @@ pub enum Error {
         /// What is missing and what would work.
         detail: String,
     },
+    /// One of criterion's flags with no equivalent here.
+    #[error("criterion's {flag} has no equivalent in the harness: {instead}")]
+    Unsupported {
+        /// The flag, e.g. `--save-baseline`.
+        flag: &'static str,
+        /// What to use instead.
+        instead: &'static str,
+    },
+    /// A feature this binary was built without (a suite binary built lean, as harness-criterion
+    /// builds it) was asked for.
+    #[error(
+        "this binary was built without {what} (harness's cargo feature `{feature}`): run the suite \
+         through the harness CLI (`harness run --suite-bin PATH ...`), or build it with the feature \
+         (harness-criterion's feature `{feature}`)"
+    )]
+    NotBuiltIn {
+        /// What was asked for, e.g. `--history`.
+        what: &'static str,
+        /// The cargo feature that provides it.
+        feature: &'static str,
+    },
     /// Any other I/O failure, with what was being done.
     #[error("{what}: {source}")]
     Io {

@@ -7,6 +7,7 @@
 #![warn(missing_docs)]
 
 pub(crate) mod bisect;
+#[cfg(feature = "cargo")]
 pub mod cargo;
 pub(crate) mod cli;
 mod clock;

@@ -198,4 +198,7 @@ pub struct RunArgs {
     /// GPU sample rules and clock lock.
     #[command(flatten)]
     pub gpu: super::gpu_args::GpuArgs,
+    /// criterion's flags, mapped or refused.
+    #[command(flatten)]
+    pub criterion: super::criterion_args::CriterionArgs,
 }

@@ -11,6 +11,7 @@ mod bisect;
 mod bisect_args;
 mod compare;
 mod compare_args;
+mod criterion_args;
 pub(crate) mod detect;
 pub(crate) mod detect_args;
 mod exit_code;

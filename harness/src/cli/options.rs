@@ -131,7 +131,12 @@ pub(crate) fn invalid(flag: &'static str, value: &str, reason: impl Into<String>
 
 impl RunOptions {
     pub(crate) fn from_args(a: &RunArgs) -> Result<Self, Error> {
-        let m = a.measure.resolve(&RUN);
+        a.criterion.refused()?;
+        let mut m = a.measure.resolve(&RUN);
+        if let Some(n) = a.criterion.sample_size {
+            eprintln!("note: criterion's --sample-size {n} is taken as --iterations {n} (samples per process)");
+            m.iterations = n;
+        }
         let repeat_measures = a.repeat.unwrap_or(5);
         if a.target_ci.is_some() && repeat_measures > a.max_repeat {
             return Err(invalid(
@@ -180,7 +185,16 @@ impl RunOptions {
                 counter_processes: a.measure.counter_processes,
             },
             out: m.out.or_else(|| a.shards.resume.clone()),
-            history: a.shards.history.clone().map(|db| (db, a.shards.history_label.clone())),
+            history: match &a.shards.history {
+                // Refused before the run, not after it, in a build that cannot store it.
+                Some(_) if !cfg!(feature = "history") => {
+                    return Err(Error::NotBuiltIn {
+                        what: "the history (`--history`)",
+                        feature: "history",
+                    });
+                }
+                h => h.clone().map(|db| (db, a.shards.history_label.clone())),
+            },
         })
     }
 }

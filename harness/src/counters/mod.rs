@@ -15,6 +15,10 @@ mod callgrind;
 mod client_request;
 mod costs;
 mod counting;
+#[cfg(feature = "perf")]
+mod perf;
+#[cfg(not(feature = "perf"))]
+#[path = "perf_off.rs"]
 mod perf;
 mod profile;
 mod source;

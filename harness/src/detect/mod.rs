@@ -47,8 +47,10 @@ pub use probe::PreloadCounts;
 pub(crate) use report::{DetectFiles, DetectSummary};
 #[cfg(any(test, feature = "test-support"))]
 pub use simulate::{SimScenario, SimTarget};
+pub(crate) use subject::Exact;
+#[cfg(feature = "cargo")]
+pub(crate) use subject::Labeled;
 pub use subject::OrderTarget;
-pub(crate) use subject::{Exact, Labeled};
 
 #[cfg(test)]
 mod family_tests;

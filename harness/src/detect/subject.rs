@@ -29,6 +29,8 @@ pub trait OrderTarget: Send + Sync {
 }
 
 /// A binary cargo built, named by its package and target (`cargo harness detect`).
+// Only `cargo harness` (feature `cargo`) builds one.
+#[cfg_attr(not(feature = "cargo"), allow(dead_code))]
 pub struct Labeled {
     /// The binary.
     pub inner: Box<dyn OrderTarget>,

@@ -8,7 +8,12 @@ mod explain;
 mod html;
 mod reporter;
 mod series;
+#[cfg(feature = "history")]
 mod store;
+#[cfg(not(feature = "history"))]
+#[path = "store_off.rs"]
+mod store;
+mod stored;
 
 pub use html::write_history_html;
 pub use reporter::HistoryReporter;

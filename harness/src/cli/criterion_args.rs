@@ -1,0 +1,135 @@
+//! criterion's common command-line flags on `run`, as `cargo bench -- FLAGS` passes them to a
+//! bench built with harness-criterion: each maps to the harness's equivalent, is accepted where
+//! it changes nothing here, or is refused (exit 2) naming what to use instead. Unknown to clap,
+//! they would be refused with a "did you mean" suggestion unrelated to them.
+
+use super::values::count;
+use crate::errors::Error;
+
+/// criterion's flags (see docs/criterion.md for what each becomes).
+#[derive(Debug, Clone, Default, clap::Args)]
+#[command(next_help_heading = "criterion's flags")]
+pub struct CriterionArgs {
+    /// Refused: every run is kept in its --out directory; see `compare` and --history.
+    #[arg(long, value_name = "NAME")]
+    pub save_baseline: Option<String>,
+    /// Refused: compare two runs with `compare --baseline DIR`.
+    #[arg(long, value_name = "NAME")]
+    pub baseline: Option<String>,
+    /// Refused: compare two runs with `compare --baseline DIR --candidate DIR`.
+    #[arg(long, value_name = "NAME")]
+    pub load_baseline: Option<String>,
+    /// Refused: a measurement is --iterations per process times --repeat processes.
+    #[arg(long, value_name = "SECS")]
+    pub measurement_time: Option<String>,
+    /// Refused: warm-up is counted in calls (--warmup W).
+    #[arg(long, value_name = "SECS")]
+    pub warm_up_time: Option<String>,
+    /// Taken as --iterations N (samples per process).
+    #[arg(long, value_name = "N", value_parser = count::<1>, conflicts_with = "iterations")]
+    pub sample_size: Option<usize>,
+    /// Accepted and ignored (the report's plots are small SVGs).
+    #[arg(long)]
+    pub noplot: bool,
+    /// Refused: run one benchmark under a profiler with --exact NAME --repeat 1.
+    #[arg(long, value_name = "SECS")]
+    pub profile_time: Option<String>,
+    /// Refused: see --repeat and --target-ci.
+    #[arg(long)]
+    pub quick: bool,
+    /// Accepted and ignored (every scenario's row and failure are always shown).
+    #[arg(short = 'v', long)]
+    pub verbose: bool,
+}
+
+impl CriterionArgs {
+    /// The first flag given that has no equivalent here, as an error naming what to use.
+    pub(crate) fn refused(&self) -> Result<(), Error> {
+        const KEEP: &str = "every run is kept in its --out directory (default reports/<timestamp>/): keep \
+                            one with `--out DIR`, compare a later run against it with `compare --baseline \
+                            DIR`, or add every run to a history with `--history FILE`";
+        const COMPARE: &str = "compare two kept runs with `compare --baseline DIR --candidate DIR` (keep a \
+                               run with `--out DIR`)";
+        let refused: [(bool, &'static str, &'static str); 7] = [
+            (self.save_baseline.is_some(), "--save-baseline", KEEP),
+            (self.baseline.is_some(), "--baseline", COMPARE),
+            (self.load_baseline.is_some(), "--load-baseline", COMPARE),
+            (
+                self.measurement_time.is_some(),
+                "--measurement-time",
+                "a measurement is --iterations M samples in each of --repeat N processes (or as many \
+                 processes as --target-ci PCT needs), not a time budget",
+            ),
+            (
+                self.warm_up_time.is_some(),
+                "--warm-up-time",
+                "warm-up is counted in calls per process: --warmup W",
+            ),
+            (
+                self.profile_time.is_some(),
+                "--profile-time",
+                "to profile one benchmark, run it under your profiler with `--exact NAME --repeat 1 \
+                 --iterations M`",
+            ),
+            (
+                self.quick,
+                "--quick",
+                "--repeat N sets the processes per benchmark; --target-ci PCT adds processes only \
+                 until the interval is that narrow",
+            ),
+        ];
+        match refused.into_iter().find(|(given, ..)| *given) {
+            Some((_, flag, instead)) => Err(Error::Unsupported { flag, instead }),
+            None => Ok(()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use crate::cli::ExitCodes;
+    use crate::cli::args::Args;
+    use crate::cli::options::RunOptions;
+    use crate::errors::Error;
+
+    fn options(argv: &[&str]) -> Result<RunOptions, Error> {
+        let args = Args::try_parse_from([&["bench", "--bench"], argv].concat()).unwrap();
+        RunOptions::from_args(&args.run)
+    }
+
+    #[test]
+    fn each_refused_flag_names_what_to_use_instead() {
+        let cases: [(&[&str], &str); 7] = [
+            (&["--save-baseline", "main"], "--out DIR"),
+            (&["--baseline", "main"], "compare --baseline DIR"),
+            (&["--load-baseline", "main"], "compare --baseline DIR --candidate DIR"),
+            (&["--measurement-time", "5"], "--iterations M"),
+            (&["--warm-up-time", "1"], "--warmup W"),
+            (&["--profile-time", "10"], "--exact NAME --repeat 1"),
+            (&["--quick"], "--target-ci PCT"),
+        ];
+        for (argv, instead) in cases {
+            let Err(e) = options(argv) else {
+                panic!("{argv:?} was accepted");
+            };
+            assert_eq!(ExitCodes::for_error(&e), ExitCodes::USAGE, "{argv:?}");
+            let text = e.to_string();
+            assert!(text.contains(argv[0]) && text.contains(instead), "{argv:?}: {text}");
+        }
+    }
+
+    #[test]
+    fn sample_size_is_iterations_and_the_rest_are_accepted() {
+        let o = options(&["--sample-size", "7", "--noplot", "--verbose", "--exact", "x"]).unwrap();
+        assert_eq!(o.config.iterations, 7);
+        assert!(o.selection.exact);
+        assert!(options(&["-v"]).is_ok());
+        // Both at once is ambiguous: clap refuses it (exit 2).
+        let e = Args::try_parse_from(["bench", "--sample-size", "7", "--iterations", "3"]).unwrap_err();
+        assert!(e.use_stderr() && e.to_string().contains("--iterations"), "{e}");
+        // Never clap's "did you mean --suite-bin" for criterion's flags.
+        assert!(Args::try_parse_from(["bench", "--save-baseline", "x"]).is_ok());
+    }
+}
