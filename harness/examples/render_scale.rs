@@ -49,6 +49,7 @@ fn main() {
                         value,
                         iterations: (0..20).map(|i| value * (1.0 + 0.01 * noise() + 0.0001 * i as f64)).collect(),
                         source: None,
+                        distortion: None,
                     }]
                 },
                 wall_ns: 5_000_000,

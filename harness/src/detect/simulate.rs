@@ -159,6 +159,7 @@ impl SimTarget {
                     value: base * f * noise,
                     iterations: vec![],
                     source: None,
+                    distortion: None,
                 }]
             }
             None => vec![],

@@ -191,6 +191,7 @@ mod tests {
                 value: v,
                 iterations: vec![],
                 source: None,
+                distortion: None,
             }],
             env_changes: vec![],
             kind: EvidenceKind::Isolated,

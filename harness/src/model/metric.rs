@@ -105,4 +105,8 @@ pub struct MetricSample {
     /// time and what a scenario reports itself. Values of two sources are never compared.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
+    /// Why the measuring method distorts this value (the per-call time depends on the batch
+    /// size); such a row is `unstable`, never `ok`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub distortion: Option<String>,
 }

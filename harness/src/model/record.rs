@@ -119,6 +119,7 @@ impl RunRecord {
                 value: v? as f64,
                 iterations: Vec::new(),
                 source: None,
+                distortion: None,
             })
         })
         .collect()

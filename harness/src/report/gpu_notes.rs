@@ -63,6 +63,7 @@ mod tests {
             value: v,
             iterations: vec![],
             source: None,
+            distortion: None,
         }
     }
 

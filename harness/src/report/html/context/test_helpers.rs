@@ -42,6 +42,7 @@ pub(super) fn record(i: usize, name: &str, kind: ScenarioKind, outcome: Outcome,
                     value: v,
                     iterations: vec![v * 0.99, v * 1.01],
                     source: None,
+                    distortion: None,
                 }]
             })
             .unwrap_or_default(),
