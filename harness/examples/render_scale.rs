@@ -50,6 +50,7 @@ fn main() {
                         iterations: (0..20).map(|i| value * (1.0 + 0.01 * noise() + 0.0001 * i as f64)).collect(),
                         source: None,
                         profile: None,
+                        distortion: None,
                     }]
                 },
                 wall_ns: 5_000_000,

@@ -215,6 +215,7 @@ fn counter_metric(name: &str, per_call: Vec<f64>, label: &str) -> MetricSample {
         iterations: if per_call.len() > 1 { per_call } else { Vec::new() },
         source: Some(label.to_owned()),
         profile: None,
+        distortion: None,
     }
 }
 

@@ -160,6 +160,7 @@ impl SimTarget {
                     iterations: vec![],
                     source: None,
                     profile: None,
+                    distortion: None,
                 }]
             }
             None => vec![],

@@ -192,6 +192,7 @@ mod tests {
                 iterations: vec![],
                 source: None,
                 profile: None,
+                distortion: None,
             }],
             env_changes: vec![],
             kind: EvidenceKind::Isolated,

@@ -109,4 +109,8 @@ pub struct MetricSample {
     /// `explain` diffs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profile: Option<super::Profile>,
+    /// Why the measuring method distorts this value (the per-call time depends on the batch
+    /// size); such a row is `unstable`, never `ok`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub distortion: Option<String>,
 }

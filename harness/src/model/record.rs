@@ -120,6 +120,7 @@ impl RunRecord {
                 iterations: Vec::new(),
                 source: None,
                 profile: None,
+                distortion: None,
             })
         })
         .collect()

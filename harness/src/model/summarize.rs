@@ -65,7 +65,13 @@ fn metric_summaries(runs: &[&RunRecord]) -> Vec<MetricSummary> {
             let values: Vec<f64> = samples.iter().map(|(_, m)| m.value).collect();
             let within: Vec<Vec<f64>> = samples.iter().map(|(_, m)| m.iterations.clone()).collect();
             let has_within = within.iter().all(|w| w.len() >= 2);
-            let summary = stats::summarize(&values, has_within.then_some(within.as_slice()), proto.unit.is_ratio_scale(), 0.95).ok()?;
+            let mut summary = stats::summarize(&values, has_within.then_some(within.as_slice()), proto.unit.is_ratio_scale(), 0.95).ok()?;
+            // The method's own distortion (a batch that changes the per-call time) is never `ok`.
+            if let Some(why) = samples.iter().find_map(|(_, m)| m.distortion.as_deref()) {
+                summary.unstable = true;
+                let all = summary.unstable_reason.take().into_iter().chain([why.to_owned()]);
+                summary.unstable_reason = Some(all.collect::<Vec<_>>().join("; "));
+            }
             Some(MetricSummary {
                 metric: name.to_owned(),
                 unit: proto.unit.clone(),

@@ -64,6 +64,7 @@ mod tests {
             iterations: vec![],
             source: None,
             profile: None,
+            distortion: None,
         }
     }
 

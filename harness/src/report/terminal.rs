@@ -103,6 +103,13 @@ pub fn summary_table(results: &ResultsFile) -> String {
             out.push('\n');
         }
     }
+    // Why a row is unstable, one line a metric, so the number is never read without it.
+    for s in &results.summaries {
+        for m in s.metrics.iter().filter(|m| m.stats.unstable) {
+            let why = m.stats.unstable_reason.as_deref().unwrap_or("severe outliers or autocorrelation");
+            out.push_str(&format!("unstable {} {}: {why}\n", s.scenario, m.metric));
+        }
+    }
     let totals = results.summaries.iter().fold(crate::model::OutcomeCounts::default(), |mut acc, s| {
         acc.passed += s.counts.passed;
         acc.failed += s.counts.failed;

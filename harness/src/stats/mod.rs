@@ -26,6 +26,8 @@ pub(crate) mod variance_split;
 
 #[cfg(test)]
 pub(crate) mod testutil;
+#[cfg(test)]
+mod within_centre_tests;
 
 pub use autocorr::{lag1_autocorrelation, mean_lag1_autocorrelation};
 pub use changepoint::{ChangePoint, ChangePointConfig, change_points, run_level};

@@ -36,6 +36,11 @@ pub const UNSTABLE_SEVERE_SHARE: f64 = 0.05;
 /// an AR(1) series is worth a third of its length in independent values, the in-process state
 /// is drifting rather than fluctuating.
 pub const UNSTABLE_AUTOCORR: f64 = 0.5;
+/// "Unstable" when, in at least [`UNSTABLE_MIN_SEVERE`] processes making up
+/// [`UNSTABLE_SEVERE_SHARE`] of n, the samples over twice the process's median hold more than
+/// this share of its total: spikes then put the process's mean above 1/(1 - 0.2) = 1.25x its
+/// spike-free time, outside the agreement band the criterion drop-in promises.
+pub const UNSTABLE_SPIKE_SHARE: f64 = 0.2;
 
 /// Everything the reports say about one scenario x metric.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -78,6 +83,10 @@ pub struct Summary {
     /// At least [`UNSTABLE_MIN_SEVERE`] severe outliers making up at least
     /// [`UNSTABLE_SEVERE_SHARE`] of n, or `lag1_autocorr` above [`UNSTABLE_AUTOCORR`].
     pub unstable: bool,
+    /// Why it is unstable, in words for the terminal, the HTML and results.json; `None` when
+    /// stable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unstable_reason: Option<String>,
 }
 
 /// Summarizes one value per process, with the in-process iterations for diagnostics.
@@ -126,7 +135,13 @@ pub fn summarize(per_process: &[f64], within: Option<&[Vec<f64>]>, positive: boo
     let outliers = tukey_outliers(&sample, to_scale);
     let severe = outliers.iter().filter(|o| o.severity == Severity::Severe).count();
     let many_severe = severe >= UNSTABLE_MIN_SEVERE && severe as f64 >= UNSTABLE_SEVERE_SHARE * n as f64;
-    let unstable = many_severe || diag_autocorr.is_some_and(|r| r > UNSTABLE_AUTOCORR);
+    let mut reasons = Vec::new();
+    if many_severe {
+        reasons.push(format!("{severe} of {n} processes are severe outliers"));
+    }
+    reasons.extend(autocorr_reason(diag_autocorr));
+    reasons.extend(within.filter(|_| positive).and_then(spike_reason));
+    let unstable = !reasons.is_empty();
 
     Ok(Summary {
         n,
@@ -146,6 +161,7 @@ pub fn summarize(per_process: &[f64], within: Option<&[Vec<f64>]>, positive: boo
         variance_split: diag_split,
         lag1_autocorr: diag_autocorr,
         unstable,
+        unstable_reason: (!reasons.is_empty()).then(|| reasons.join("; ")),
     })
 }
 
@@ -199,7 +215,37 @@ fn single_value(x: f64, center: Center, variance_split: Option<VarianceSplit>, l
         variance_split,
         lag1_autocorr,
         unstable: lag1_autocorr.is_some_and(|r| r > UNSTABLE_AUTOCORR),
+        unstable_reason: autocorr_reason(lag1_autocorr),
     }
+}
+
+fn autocorr_reason(lag1: Option<f64>) -> Option<String> {
+    lag1.filter(|&r| r > UNSTABLE_AUTOCORR)
+        .map(|r| format!("iterations strongly autocorrelated (lag-1 {r:.2})"))
+}
+
+/// Share of a series' total held by its spikes, the samples over twice its median; `None` for
+/// fewer than 10 samples or a non-positive total.
+pub fn spike_share(series: &[f64]) -> Option<f64> {
+    let total: f64 = series.iter().sum();
+    if series.len() < 10 || total <= 0.0 {
+        return None;
+    }
+    let median = Sample::new(series).ok()?.median();
+    let spikes: f64 = series.iter().filter(|&&x| x > 2.0 * median).sum();
+    Some(spikes / total)
+}
+
+/// The spike check of [`UNSTABLE_SPIKE_SHARE`], in words when it trips.
+fn spike_reason(within: &[Vec<f64>]) -> Option<String> {
+    let n = within.len();
+    let spiky = within
+        .iter()
+        .filter(|s| spike_share(s).is_some_and(|x| x > UNSTABLE_SPIKE_SHARE))
+        .count();
+    (spiky >= UNSTABLE_MIN_SEVERE && spiky as f64 >= UNSTABLE_SEVERE_SHARE * n as f64).then(|| {
+        format!("a few samples carry most of the time: in {spiky} of {n} processes samples over twice the median hold over a fifth of it")
+    })
 }
 
 /// Variance split and mean lag-1 autocorrelation of the iterations, on log scale when the

@@ -37,6 +37,12 @@ impl Throughput {
 /// cost (tens of ns) stay below 0.5% of every sample.
 const MIN_SAMPLE: Duration = Duration::from_micros(20);
 
+/// One-call samples taken after a batched `iter_batched` to check the batch did not change
+/// the per-call time.
+const SINGLE_CHECKS: usize = 9;
+
+use super::batch_memory as memory;
+
 /// Drives one measurement inside its process. See [`Bencher::iter`].
 ///
 /// Under `--counters=valgrind` the process runs under Callgrind and every `iter*` method counts
@@ -138,17 +144,25 @@ impl Bencher {
     }
 
     /// Like [`iter`](Self::iter), for a routine that consumes its input (sorts a vector, drains
-    /// a queue): `setup` makes a fresh input for every call and is not timed. A fast routine
-    /// is timed in batches as in `iter`; each batch's inputs are all made before its clock
-    /// starts (so a batch holds up to `20 us / routine time` inputs at once) and its outputs
-    /// are dropped after the clock stops.
+    /// a queue): `setup` makes a fresh input for every call and is not timed.
+    ///
+    /// The rule, and why: a fast routine is timed in batches as in `iter`, each batch's inputs
+    /// made before its clock starts and its outputs dropped after the clock stops (as criterion
+    /// does). A batch is bounded by memory as well as time: its live inputs and outputs stay
+    /// within 256 KiB (`BATCH_BYTES`, an L2 cache), so a batch never evicts the cache a
+    /// one-call sample would find, and a process never holds more than about one input beyond
+    /// that budget. An input's bytes are `size_of` of input and output plus the resident-memory
+    /// growth of building a probe of inputs (Linux; heap the type does not show). An input larger
+    /// than the budget is timed one call a sample, as criterion times `PerIteration`. After the
+    /// batched samples a few one-call samples check that the per-call time does not depend on the
+    /// batch size; where it does, the metric says so and the row is `unstable`.
     pub fn iter_batched<I, R>(&mut self, setup: impl FnMut() -> I, routine: impl FnMut(I) -> R) {
         self.iter_batched_at_most(usize::MAX, setup, routine);
     }
 
     /// [`iter_batched`](Self::iter_batched) with at most `inputs` inputs (and outputs) alive at
-    /// once, for inputs too large to hold many of: a batch is at most `inputs` calls, and `1`
-    /// times every call alone (then the clock's own cost, tens of ns, is in each sample).
+    /// once besides the memory bound: a batch is at most `inputs` calls, and `1` times every call
+    /// alone (then the clock's own cost, tens of ns, is in each sample).
     pub fn iter_batched_at_most<I, R>(&mut self, inputs: usize, mut setup: impl FnMut() -> I, mut routine: impl FnMut(I) -> R) {
         if self.counts_only() {
             return self.count_calls(setup, routine);
@@ -161,7 +175,10 @@ impl Bencher {
             last = Some(t.elapsed());
             drop(output);
         }
-        let batch = (batch_size(last) as usize).min(inputs.max(1));
+        let mut batch = (batch_size(last) as usize).min(inputs.max(1));
+        if batch > 1 {
+            batch = batch.min(memory::inputs_within_budget::<I, R>(&mut setup, batch));
+        }
         let mut per_call = Vec::with_capacity(self.iterations);
         let mut outputs = Vec::with_capacity(batch);
         for _ in 0..self.iterations {
@@ -176,7 +193,27 @@ impl Bencher {
             per_call.push(elapsed.as_nanos() as f64 / batch as f64);
             outputs.clear();
         }
+        let distortion = if batch > 1 {
+            let single = (0..SINGLE_CHECKS)
+                .map(|_| {
+                    let input = setup();
+                    let t = Instant::now();
+                    let output = black_box(routine(black_box(input)));
+                    let ns = t.elapsed().as_nanos() as f64;
+                    drop(output);
+                    ns
+                })
+                .collect::<Vec<_>>();
+            memory::batch_distortion(&per_call, &single, batch)
+        } else {
+            None
+        };
         self.record_latencies(per_call);
+        if let Some(reason) = distortion
+            && let Some(m) = self.metrics.iter_mut().find(|m| m.name == "latency_ns")
+        {
+            m.distortion = Some(reason);
+        }
     }
 
     /// Like [`iter`](Self::iter), but `f` times itself (CUDA events, an external clock) and
@@ -257,12 +294,15 @@ impl Bencher {
         for t in self.throughput.clone() {
             let (name, unit, work) = t.rate();
             // Work per ns is exactly giga-work per second. The process's value is the work over its
-            // mean latency (a harmonic mean of the rates), so rate and latency always agree.
+            // median latency, so rate and latency always agree.
             let rates: Vec<f64> = per_call.iter().map(|ns| work / ns).collect();
-            let value = work / mean(&per_call);
+            let value = work / median(&per_call);
             self.push_with_value(name, unit.clone(), unit.default_better(), value, rates);
         }
-        self.push("latency_ns", Unit::Nanoseconds, Better::Lower, per_call);
+        // The median of the samples, not their mean: a few preemption spikes (ms on a µs
+        // routine) would otherwise move the process's value (docs/statistics.md).
+        let value = median(&per_call);
+        self.push_with_value("latency_ns", Unit::Nanoseconds, Better::Lower, value, per_call);
         if let Some(c) = &mut self.counting {
             for m in c.take_sampled() {
                 self.metrics.retain(|x| x.name != m.name);
@@ -306,6 +346,7 @@ impl Bencher {
             iterations,
             source: None,
             profile: None,
+            distortion: None,
         });
     }
 
@@ -332,6 +373,17 @@ fn batch_size(last_warmup: Option<Duration>) -> u64 {
     match last_warmup {
         Some(last) if last < MIN_SAMPLE => (MIN_SAMPLE.as_nanos() / last.as_nanos().max(1) + 1).min(1 << 20) as u64,
         _ => 1,
+    }
+}
+
+/// The median of the samples (mean of the middle two for an even count); 0 for none.
+pub(crate) fn median(values: &[f64]) -> f64 {
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    match v.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => v[n / 2],
+        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
     }
 }
 
@@ -430,8 +482,9 @@ mod tests {
             while t.elapsed() < Duration::from_micros(200) {}
         };
         let (samples, setups, calls) = batched_latency(3, 1, spin);
-        assert_eq!(setups, calls, "one fresh input per call");
-        assert!(calls > 1 + 3, "the fast routine was batched: {calls} calls");
+        assert!(setups >= calls, "one fresh input per call (and a memory probe's)");
+        // (Batched unless the memory probe read other test threads' allocations as its own.)
+        assert!(calls > 1 + 3 || setups > calls, "{calls} calls");
         for ns in samples {
             assert!(ns < 20_000.0, "a per-call value of {ns} ns includes the 200 us setup");
         }
@@ -464,7 +517,11 @@ mod tests {
             },
         );
         assert_eq!(most.get(), 2, "batches of the cap, never more");
-        assert_eq!(calls, 1 + 4 * 2, "one warm-up call, then 4 samples of 2 calls");
+        assert_eq!(
+            calls,
+            1 + 4 * 2 + SINGLE_CHECKS,
+            "one warm-up call, 4 samples of 2 calls, the one-call checks"
+        );
         assert_eq!(live.get(), 0);
     }
 
@@ -479,15 +536,15 @@ mod tests {
     }
 
     #[test]
-    fn a_rate_is_work_over_mean_latency_so_it_agrees_with_latency() {
-        let mut b = Bencher::new(2, 0);
+    fn a_rate_is_work_over_median_latency_so_it_agrees_with_latency() {
+        let mut b = Bencher::new(3, 0);
         b.throughput(Throughput::Flops(1000));
-        b.record_latencies(vec![100.0, 300.0]);
+        b.record_latencies(vec![100.0, 200.0, 9000.0]);
         let metrics = b.into_metrics();
         let rate = metrics.iter().find(|m| m.name == "gflop_per_s").unwrap();
         let latency = metrics.iter().find(|m| m.name == "latency_ns").unwrap();
-        assert_eq!(latency.value, 200.0);
-        assert_eq!(rate.value, 5.0, "1000 flops / 200 ns, not the mean of 10 and 3.33");
-        assert_eq!(rate.iterations, vec![10.0, 1000.0 / 300.0]);
+        assert_eq!(latency.value, 200.0, "the median; the 9 us spike does not move it");
+        assert_eq!(rate.value, 5.0, "1000 flops / 200 ns");
+        assert_eq!(rate.iterations, vec![10.0, 5.0, 1000.0 / 9000.0]);
     }
 }

@@ -43,6 +43,7 @@ pub(super) fn record(i: usize, name: &str, kind: ScenarioKind, outcome: Outcome,
                     iterations: vec![v * 0.99, v * 1.01],
                     source: None,
                     profile: None,
+                    distortion: None,
                 }]
             })
             .unwrap_or_default(),

@@ -62,9 +62,14 @@ fn card(out: &mut String, c: &MeasurementCard, open: bool) {
     numbers(out, c, format!("{centre}, 95% CI {ci}"));
     out.push_str("</dl>");
     if st.unstable {
-        out.push_str(
-            "<p class=\"warn\">Unstable: severe outliers or strongly autocorrelated iterations; treat the interval with care.</p>",
-        );
+        let why = st
+            .unstable_reason
+            .as_deref()
+            .unwrap_or("severe outliers or strongly autocorrelated iterations");
+        out.push_str(&format!(
+            "<p class=\"warn\">Unstable: {}; treat the interval with care.</p>",
+            e(why)
+        ));
     }
     out.push_str("</details>");
 }
