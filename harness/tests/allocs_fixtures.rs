@@ -3,6 +3,10 @@
 //! threads must not allocate inside a window (every thread counts), so the fixtures run one
 //! after another on the main thread.
 
+#[path = "common/interpose.rs"]
+#[allow(dead_code)]
+mod common;
+
 use std::alloc::System;
 use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -104,5 +108,54 @@ fn main() {
     let said = foreign.foreign_free.expect("a foreign free is reported");
     assert!(said.contains("64 bytes"), "{said}");
 
-    println!("allocs fixtures: 8 passed");
+    preload();
+    println!("allocs fixtures: 9 passed");
+}
+
+/// The same fixtures on the System allocator through the preload library, in a process of their
+/// own; without the preload the binary says why it counts nothing; a double free is a crash.
+fn preload() {
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::Command;
+
+    let bin = env!("CARGO_BIN_EXE_fixture_allocs");
+    let lib = common::interpose_lib();
+    let out = Command::new(bin).arg("counts").env("LD_PRELOAD", &lib).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    let row = |name: &str| -> Vec<u64> {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(&format!("{name} ")))
+            .unwrap_or_else(|| panic!("{name} in {text}"));
+        line.split(' ')
+            .skip(1)
+            .map(|c| c.parse().unwrap_or_else(|_| panic!("{line}: not exact")))
+            .collect()
+    };
+    // allocations, deallocations, alloc_bytes exact; live bytes are malloc's usable sizes, which
+    // round a request up by at most a chunk header and alignment.
+    assert_eq!(row("none"), [0, 0, 0, 0, 0]);
+    let z = row("zeroed_4k");
+    assert_eq!(z[..3], [1, 1, 4096]);
+    assert!((4096..4096 + 32).contains(&z[3]) && z[4] == 0, "{z:?}");
+    let g = row("grown");
+    assert_eq!((g[0], g[1], g[4]), (6, 1, 0), "one malloc, five growing reallocs, one free");
+    let l = row("leak");
+    assert_eq!(l[..3], [1, 0, 100]);
+    assert!((100..132).contains(&l[4]), "{l:?}");
+    let t = row("thread");
+    assert_eq!(t[..3], [1, 1, 256], "the worker thread's allocation counts");
+
+    let absent = Command::new(bin).arg("counts").env_remove("LD_PRELOAD").output().unwrap();
+    let said = String::from_utf8(absent.stdout).unwrap();
+    assert!(said.starts_with("not counted: preload absent"), "{said}");
+
+    let crash = Command::new(bin).arg("double-free").env("LD_PRELOAD", &lib).output().unwrap();
+    assert_eq!(
+        crash.status.signal(),
+        Some(libc::SIGABRT),
+        "glibc catches the double free: {:?}",
+        crash.status
+    );
 }
