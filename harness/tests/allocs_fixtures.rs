@@ -92,7 +92,7 @@ fn main() {
     let mut k = 0u32;
     let every_third = count(&source, |()| {
         k += 1;
-        (k % 3 == 0).then(|| Box::new(black_box(k)))
+        k.is_multiple_of(3).then(|| Box::new(black_box(k)))
     });
     let allocations = &every_third.metrics[0];
     assert!(
