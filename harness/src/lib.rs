@@ -6,6 +6,7 @@
 //! passes along and [`stats`] the statistics.
 #![warn(missing_docs)]
 
+pub mod allocs;
 pub(crate) mod bisect;
 #[cfg(feature = "cargo")]
 pub mod cargo;
@@ -31,6 +32,7 @@ pub(crate) mod run;
 pub mod stats;
 mod suite;
 
+pub use allocs::CountingAllocator;
 pub use model::{Better, Unit};
 pub use suite::{Bencher, Caches, CheckResult, GpuSample, GpuTimer, Scenario, Source, Throughput, skip};
 

@@ -1,6 +1,7 @@
 //! `harness_interpose`: an `LD_PRELOAD` library that records, for `detect`, what each test of a
 //! shared process does to the environment, the current directory and files, so detect can say
-//! how a culprit acts. Loaded only when `HARNESS_INTERPOSE_OUT` names the records file.
+//! how a culprit acts; and counts malloc-family calls inside `--allocs` windows ([`allocs`]).
+//! Records are written only when `HARNESS_INTERPOSE_OUT` names the records file.
 //!
 //! Rules that keep the host process's behaviour unchanged:
 //! - every hooked call is passed to the real function (`dlsym(RTLD_NEXT)`, resolved once in the
@@ -14,6 +15,7 @@
 //! pid u32, tid u32, reserved u32, seq u64}` and the name or path (truncated to
 //! [`record::MAX_PAYLOAD`] bytes, flag 1). The parser is `harness/src/detect/footprint.rs`.
 
+mod allocs;
 mod hooks;
 pub mod record;
 
@@ -26,6 +28,7 @@ pub(crate) static OUT_FD: AtomicI32 = AtomicI32::new(-1);
 const HIGH_FD: libc::c_int = 900;
 
 extern "C" fn init() {
+    allocs::resolve_all();
     hooks::resolve_all();
     let Some(getenv) = hooks::real_getenv() else { return };
     // SAFETY: a NUL-terminated literal; the real getenv has no side effects.

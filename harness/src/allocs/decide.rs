@@ -1,0 +1,101 @@
+//! Compare and history decide an exact allocation row exactly: counts are integers that do not
+//! vary, so any change is real and no interval or ratio applies. A row where any call of either
+//! side varied is left to the ordinary statistics (`Statistical`).
+
+use crate::model::MetricSample;
+
+/// How an allocation row changed between a baseline and a candidate.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AllocChange {
+    /// Identical exact counts: unchanged, with no interval.
+    Unchanged(u64),
+    /// More per call (lower is better): regressed by `after - before`.
+    Regressed {
+        /// Baseline per call.
+        before: u64,
+        /// Candidate per call.
+        after: u64,
+    },
+    /// Fewer per call.
+    Improved {
+        /// Baseline per call.
+        before: u64,
+        /// Candidate per call.
+        after: u64,
+    },
+    /// Some call varied on a side: the ordinary statistics decide.
+    Statistical,
+}
+
+impl AllocChange {
+    /// The row's change as shown: `+1 per call` (never a ratio: 0 -> 1 has none), `-512 per
+    /// call`, `unchanged`, or `varies`.
+    pub fn display(&self) -> String {
+        match self {
+            AllocChange::Unchanged(_) => "unchanged".to_owned(),
+            AllocChange::Regressed { before, after } => format!("+{} per call", after - before),
+            AllocChange::Improved { before, after } => format!("-{} per call", before - after),
+            AllocChange::Statistical => "varies".to_owned(),
+        }
+    }
+}
+
+/// The exact per-call value of one side's samples (one per process): every call of every
+/// process counted the same integer, else `None`.
+pub fn exact_value(samples: &[MetricSample]) -> Option<u64> {
+    let mut values = samples
+        .iter()
+        .flat_map(|s| std::iter::once(s.value).chain(s.iterations.iter().copied()));
+    let first = values.next()?;
+    (first >= 0.0 && first.fract() == 0.0 && values.all(|v| v == first)).then_some(first as u64)
+}
+
+/// Decide one allocation metric between `before` and `after` (each side's processes' samples).
+pub fn decide(before: &[MetricSample], after: &[MetricSample]) -> AllocChange {
+    match (exact_value(before), exact_value(after)) {
+        (Some(b), Some(a)) if a == b => AllocChange::Unchanged(a),
+        (Some(b), Some(a)) if a > b => AllocChange::Regressed { before: b, after: a },
+        (Some(b), Some(a)) => AllocChange::Improved { before: b, after: a },
+        _ => AllocChange::Statistical,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Better, Unit};
+
+    fn side(per_call: &[f64]) -> Vec<MetricSample> {
+        let s = MetricSample {
+            name: "allocations".into(),
+            unit: Unit::Count,
+            better: Better::Lower,
+            value: per_call[0],
+            iterations: per_call.to_vec(),
+            source: Some("allocs-preload".into()),
+        };
+        vec![s.clone(), s]
+    }
+
+    #[test]
+    fn exact_rows_are_decided_exactly() {
+        let d = decide(&side(&[1.0, 1.0]), &side(&[2.0, 2.0]));
+        assert_eq!(d, AllocChange::Regressed { before: 1, after: 2 });
+        assert_eq!(d.display(), "+1 per call");
+        let d = decide(&side(&[0.0, 0.0]), &side(&[1.0, 1.0]));
+        assert_eq!(d.display(), "+1 per call", "0 -> 1 is no ratio");
+        let d = decide(&side(&[3.0, 3.0]), &side(&[3.0, 3.0]));
+        assert_eq!((d.clone(), d.display()), (AllocChange::Unchanged(3), "unchanged".to_owned()));
+        assert_eq!(decide(&side(&[4.0]), &side(&[1.0])).display(), "-3 per call");
+    }
+
+    #[test]
+    fn a_side_that_varies_goes_to_the_statistics() {
+        assert_eq!(decide(&side(&[1.0, 5.0]), &side(&[1.0, 1.0])), AllocChange::Statistical);
+        assert_eq!(decide(&[], &side(&[1.0])), AllocChange::Statistical);
+        let mut two = side(&[2.0, 2.0]);
+        two[1].value = 3.0;
+        two[1].iterations = vec![3.0, 3.0];
+        assert_eq!(exact_value(&two), None, "processes that disagree are not exact");
+    }
+}
