@@ -73,6 +73,8 @@ mod tests {
             value: per_call[0],
             iterations: per_call.to_vec(),
             source: Some("allocs-preload".into()),
+            profile: None,
+            distortion: None,
         };
         vec![s.clone(), s]
     }

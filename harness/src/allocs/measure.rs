@@ -55,6 +55,8 @@ impl AllocMetric {
             value,
             iterations: self.per_call.iter().map(|&v| v as f64).collect(),
             source: Some(label.to_owned()),
+            profile: None,
+            distortion: None,
         }
     }
 

@@ -34,6 +34,7 @@ fn entry(name: String, verdict: CompareVerdict, ratio: f64, mde: f64) -> Compare
         derived_from: None,
         noise: None,
         source: None,
+        explain: None,
     }
 }
 
