@@ -34,4 +34,9 @@ impl Store {
     pub fn values(&self) -> Result<Vec<StoredValue>, Error> {
         match *self {}
     }
+
+    /// Unreachable: no `Store` exists.
+    pub fn profiles(&self, _run_id: i64, _scenario: &str, _source: &str) -> Result<Vec<crate::model::Profile>, Error> {
+        match *self {}
+    }
 }
