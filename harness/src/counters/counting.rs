@@ -219,15 +219,7 @@ fn counter_metric(name: &str, per_call: Vec<f64>, label: &str) -> MetricSample {
     }
 }
 
-fn median(values: &[f64]) -> f64 {
-    let mut v = values.to_vec();
-    v.sort_by(f64::total_cmp);
-    match v.len() {
-        0 => 0.0,
-        n if n % 2 == 1 => v[n / 2],
-        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
-    }
-}
+use crate::stats::sample::median_of as median;
 
 #[cfg(test)]
 mod tests {

@@ -86,6 +86,14 @@ impl<'a> Sample<'a> {
     }
 }
 
+/// The median of plain values (mean of the middle two when n is even; 0 for none): the
+/// within-process centre of a measurement and of a counting process's calls.
+pub(crate) fn median_of(values: &[f64]) -> f64 {
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    if v.is_empty() { 0.0 } else { quantile_sorted(&v, 0.5) }
+}
+
 /// Rejects the first NaN or infinite value, naming its position.
 pub(crate) fn check_finite(values: &[f64]) -> Result<(), StatsError> {
     match values.iter().position(|x| !x.is_finite()) {

@@ -376,16 +376,7 @@ fn batch_size(last_warmup: Option<Duration>) -> u64 {
     }
 }
 
-/// The median of the samples (mean of the middle two for an even count); 0 for none.
-pub(crate) fn median(values: &[f64]) -> f64 {
-    let mut v = values.to_vec();
-    v.sort_by(f64::total_cmp);
-    match v.len() {
-        0 => 0.0,
-        n if n % 2 == 1 => v[n / 2],
-        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
-    }
-}
+pub(crate) use crate::stats::sample::median_of as median;
 
 fn mean(values: &[f64]) -> f64 {
     values.iter().sum::<f64>() / values.len().max(1) as f64
