@@ -74,8 +74,9 @@ mod tests {
 
     #[test]
     fn a_large_heap_input_is_batched_alone_or_nearly() {
-        // 1 MiB inputs: even one passes the budget, so the batch is one call.
-        let mut setup = || vec![1u8; 1 << 20];
+        // 8 MiB inputs: even one passes the budget, so the batch is one call. (The resident set
+        // is the whole test process's: at 1 MiB another test thread's frees could hide the growth.)
+        let mut setup = || vec![1u8; 8 << 20];
         assert_eq!(inputs_within_budget::<Vec<u8>, Vec<u8>>(&mut setup, 1000), 1);
         // An input whose size its type shows: 64 KiB arrays, four to the budget's 256 KiB
         // (input and output each counted). Heap inputs smaller than malloc's mmap threshold rely
