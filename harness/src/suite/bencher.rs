@@ -294,14 +294,14 @@ impl Bencher {
         for t in self.throughput.clone() {
             let (name, unit, work) = t.rate();
             // Work per ns is exactly giga-work per second. The process's value is the work over its
-            // median latency, so rate and latency always agree.
+            // centre latency, so rate and latency always agree.
             let rates: Vec<f64> = per_call.iter().map(|ns| work / ns).collect();
-            let value = work / median(&per_call);
+            let value = work / within_process_centre(&per_call);
             self.push_with_value(name, unit.clone(), unit.default_better(), value, rates);
         }
-        // The median of the samples, not their mean: a few preemption spikes (ms on a µs
-        // routine) would otherwise move the process's value (docs/statistics.md).
-        let value = median(&per_call);
+        // The interquartile mean of the samples, not their mean: a few preemption spikes (ms on
+        // a µs routine) would otherwise move the process's value (docs/statistics.md).
+        let value = within_process_centre(&per_call);
         self.push_with_value("latency_ns", Unit::Nanoseconds, Better::Lower, value, per_call);
         if let Some(c) = &mut self.counting {
             for m in c.take_sampled() {
@@ -377,6 +377,7 @@ fn batch_size(last_warmup: Option<Duration>) -> u64 {
 }
 
 pub(crate) use crate::stats::sample::median_of as median;
+use crate::stats::trimmed::within_process_centre;
 
 fn mean(values: &[f64]) -> f64 {
     values.iter().sum::<f64>() / values.len().max(1) as f64
@@ -527,14 +528,17 @@ mod tests {
     }
 
     #[test]
-    fn a_rate_is_work_over_median_latency_so_it_agrees_with_latency() {
+    fn a_rate_is_work_over_centre_latency_so_it_agrees_with_latency() {
         let mut b = Bencher::new(3, 0);
         b.throughput(Throughput::Flops(1000));
         b.record_latencies(vec![100.0, 200.0, 9000.0]);
         let metrics = b.into_metrics();
         let rate = metrics.iter().find(|m| m.name == "gflop_per_s").unwrap();
         let latency = metrics.iter().find(|m| m.name == "latency_ns").unwrap();
-        assert_eq!(latency.value, 200.0, "the median; the 9 us spike does not move it");
+        assert_eq!(
+            latency.value, 200.0,
+            "the interquartile mean of 3 is the middle one; the 9 us spike does not move it"
+        );
         assert_eq!(rate.value, 5.0, "1000 flops / 200 ns");
         assert_eq!(rate.iterations, vec![10.0, 5.0, 1000.0 / 9000.0]);
     }
