@@ -1,7 +1,9 @@
 //! `harness bisect` end to end on a git repository the test makes: 8 commits of a tiny suite
 //! crate that depends on harness by path. `fixture/late` appears at commit 1, commit 2 triples
 //! the work of `fixture/tripled` (a large effect, so the wall-time search stays cheap), commit 3
-//! does not compile and 4 repairs it, commit 5 adds 10% to `fixture/scaled`.
+//! does not compile and 4 repairs it, commit 5 adds 10% to `fixture/scaled`. From commit 1 the
+//! same suite is also a `[[bench]]` target, `walk` (as a criterion user's bench is), for
+//! `--bench`.
 //!
 //! Builds are shared: the commits build into one target directory kept under
 //! `CARGO_TARGET_TMPDIR` (harness and its dependencies compile once, at opt-level 0 to keep CI
@@ -62,6 +64,19 @@ fn main() -> std::process::ExitCode {
 
 const LATE: &str = r#"Scenario::measure("fixture/late", |b| b.iter(|| spin(black_box(1_000)))),"#;
 
+/// The manifest; from commit 1 on, with the bench target (its source includes src/main.rs).
+fn manifest(harness_dir: &Path, bench: bool) -> String {
+    let bench = if bench {
+        "\n[[bench]]\nname = \"walk\"\nharness = false\n"
+    } else {
+        ""
+    };
+    format!(
+        "[package]\nname = \"tiny\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nharness = {{ path = {:?} }}\n{bench}\n[workspace]\n",
+        harness_dir.display().to_string()
+    )
+}
+
 /// Each commit: its subject and the edit of src/main.rs it makes (replace this with that).
 const COMMITS: [(&str, &str, &str); 8] = [
     ("tiny suite", "", ""),
@@ -102,14 +117,8 @@ fn make_repo() -> Vec<String> {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("src")).unwrap();
     let harness_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
-    std::fs::write(
-        dir.join("Cargo.toml"),
-        format!(
-            "[package]\nname = \"tiny\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nharness = {{ path = {:?} }}\n\n[workspace]\n",
-            harness_dir.display().to_string()
-        ),
-    )
-    .unwrap();
+    std::fs::write(dir.join("Cargo.toml"), manifest(harness_dir, false)).unwrap();
+    std::fs::create_dir_all(dir.join("benches")).unwrap();
     // The workspace's lock file: the same dependency versions, nothing to resolve or download.
     std::fs::copy(harness_dir.join("../Cargo.lock"), dir.join("Cargo.lock")).unwrap();
     let stamp = std::fs::metadata(HARNESS).unwrap();
@@ -123,9 +132,14 @@ fn make_repo() -> Vec<String> {
     let mut source = MAIN.to_owned();
     COMMITS
         .iter()
-        .map(|&(subject, this, that)| {
+        .enumerate()
+        .map(|(i, &(subject, this, that))| {
             if !this.is_empty() {
                 source = source.replace(this, that);
+            }
+            if i == 1 {
+                std::fs::write(dir.join("Cargo.toml"), manifest(harness_dir, true)).unwrap();
+                std::fs::write(dir.join("benches/walk.rs"), "include!(\"../src/main.rs\");\n").unwrap();
             }
             std::fs::write(dir.join("src/main.rs"), &source).unwrap();
             git(&dir, &["add", "-A"]);
@@ -330,6 +344,66 @@ fn bad_input_exits_2(ids: &[String]) {
     }
 }
 
+/// `harness compare --base-ref REF ARGS --out out/NAME` in the fixture repository, building
+/// as [`bisect`] does.
+fn compare(name: &str, args: &[&str]) -> (Output, PathBuf) {
+    let out = work().join("out").join(name);
+    let _ = std::fs::remove_dir_all(&out);
+    let output = Command::new(HARNESS)
+        .current_dir(repo())
+        .arg("compare")
+        .args(["--package", "tiny", "--seed", "7"])
+        .args(args)
+        .arg("--out")
+        .arg(&out)
+        .env("CARGO_TARGET_DIR", work().join("target"))
+        .env("CARGO_NET_OFFLINE", "true")
+        .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", "0")
+        .env("CARGO_PROFILE_RELEASE_DEBUG", "false")
+        .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "64")
+        .output()
+        .unwrap();
+    (output, out)
+}
+
+/// `--bench`: a bench target is built as `cargo bench` builds it, at the ref and from the working
+/// tree, and compared (commit 2 tripled `fixture/tripled`); a bench that does not exist at the
+/// ref, or in the working tree, is exit 2 naming the side and listing what exists, before any
+/// build or output.
+fn bench_targets_compare_and_missing_ones_are_named(ids: &[String]) {
+    let (o, out) = compare(
+        "bench",
+        &["--base-ref", &ids[1], "--bench", "walk", "--runs", "4", "fixture/tripled"],
+    );
+    let all = text(&o);
+    let j: Value = serde_json::from_str(&std::fs::read_to_string(out.join("compare.json")).unwrap()).unwrap();
+    let rows: Vec<&Value> = j.as_array().unwrap().iter().filter(|e| e["metric"] == "latency_ns").collect();
+    assert_eq!(rows.len(), 1, "{all}");
+    assert_eq!(rows[0]["verdict"], "regressed", "{all}");
+    let run: Value = serde_json::from_str(&std::fs::read_to_string(out.join("compare-run.json")).unwrap()).unwrap();
+    assert_eq!(run["baseline_commit"], ids[1].as_str(), "{all}");
+
+    let (o, out) = compare("bench-absent-at-ref", &["--base-ref", &ids[0], "--bench", "walk"]);
+    let all = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{all}");
+    let short = &ids[0][..12];
+    assert!(
+        all.contains("'--bench'") && all.contains(&format!("at --base-ref {} ({short})", ids[0])),
+        "{all}"
+    );
+    assert!(all.contains("there are no bench targets of package tiny"), "{all}");
+    assert!(!out.exists(), "nothing written for bad input");
+
+    let (o, out) = compare("bench-absent", &["--base-ref", &ids[1], "--bench", "nope"]);
+    let all = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{all}");
+    assert!(
+        all.contains("in the working tree") && all.contains("bench targets of package tiny there: walk"),
+        "{all}"
+    );
+    assert!(!out.exists(), "nothing written for bad input");
+}
+
 fn main() -> std::process::ExitCode {
     let mut args = Arguments::from_args();
     args.test_threads = Some(1);
@@ -349,6 +423,10 @@ fn main() -> std::process::ExitCode {
             no_change_exits_1_and_a_second_run_builds_nothing,
         ),
         with("wall_time_names_a_large_change", wall_time_names_a_large_change),
+        with(
+            "bench_targets_compare_and_missing_ones_are_named",
+            bench_targets_compare_and_missing_ones_are_named,
+        ),
         Trial::ignorable_test("counters_name_the_commit_in_log2_steps", move || {
             let installed = Command::new("valgrind").arg("--version").output().is_ok_and(|o| o.status.success());
             if installed {

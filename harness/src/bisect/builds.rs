@@ -66,6 +66,10 @@ impl Builds {
         let id = &self.ids[i];
         let short = &id[..id.len().min(12)];
         let cached = self.builder.cached(id).is_file();
+        if let Err(why) = self.builder.check_target(Some(id)) {
+            self.counts.failed += 1;
+            return Err(why);
+        }
         let binary = match self.builder.build_commit(id) {
             Ok(b) => {
                 *(if cached { &mut self.counts.cached } else { &mut self.counts.built }) += 1;

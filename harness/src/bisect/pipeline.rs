@@ -14,7 +14,7 @@ use super::noisy::{EndsCheck, Noisy, NoisySettings};
 use super::output::{Conclusion, Outputs};
 use super::posterior::Class;
 use super::range::CommitRange;
-use crate::compare::{Builder, ProcessConfig};
+use crate::compare::ProcessConfig;
 use crate::counters::CounterSettings;
 use crate::errors::Error;
 use crate::events::{Reporter, RunEvent};
@@ -30,8 +30,8 @@ pub(crate) struct BisectOptions {
     pub scenario: String,
     /// `--metric` (default `instructions` with `--counters`, else `latency_ns`).
     pub metric: String,
-    pub package: String,
-    pub bin: String,
+    /// `--package`, `--bin` or `--bench`, `--features`, `--manifest-path`.
+    pub target: crate::compare::BuildTarget,
     /// `--counters`: count instead of timing (a plain binary search).
     pub counters: Option<CounterSettings>,
     /// `--budget`: stop when this much time is spent.
@@ -71,11 +71,7 @@ pub(crate) fn plan_bisect(opts: &BisectOptions) -> Result<(CommitRange, Builds),
         what: "reading the current directory".into(),
         source,
     })?;
-    let builder = Builder::new(&cwd, &opts.package, &opts.bin).map_err(|_| Error::InvalidFlag {
-        flag: "--good",
-        value: opts.good.clone(),
-        reason: format!("{} is not in a git repository", cwd.display()),
-    })?;
+    let builder = crate::compare::builder(&cwd, opts.target.clone(), "--good", &opts.good)?;
     let range = CommitRange::resolve(builder.root(), &opts.good, &opts.bad)?;
     let ids: Vec<String> = range.commits.iter().map(|c| c.id.clone()).collect();
     let mut builds = Builds::new(builder, ids, &opts.scenario);

@@ -35,12 +35,9 @@ pub struct BisectArgs {
     /// The metric followed [default: instructions with --counters, else latency_ns].
     #[arg(long, value_name = "M")]
     pub metric: Option<String>,
-    /// Package built at each commit (`cargo build --release -p PACKAGE --bin BIN`).
-    #[arg(long, value_name = "NAME", default_value = "scenarios")]
-    pub package: String,
-    /// Binary built at each commit (default: the package's name).
-    #[arg(long, value_name = "NAME")]
-    pub bin: Option<String>,
+    /// What is built at each commit.
+    #[command(flatten)]
+    pub build: super::build_target_args::BuildTargetArgs,
     /// Time for the whole search (`30m`, `600s`, `1h`): it stops there and says how sure it is.
     #[arg(long, value_name = "DURATION", value_parser = duration)]
     pub budget: Option<Duration>,
@@ -81,8 +78,7 @@ pub(crate) fn bisect_options(a: &BisectArgs) -> Result<BisectOptions, Error> {
             .metric
             .clone()
             .unwrap_or_else(|| if counting { "instructions" } else { "latency_ns" }.to_owned()),
-        package: a.package.clone(),
-        bin: a.bin.clone().unwrap_or_else(|| a.package.clone()),
+        target: a.build.target(),
         counters,
         budget: a.budget,
         runs: a.runs.unwrap_or(if counting { a.measure.counter_processes } else { WALL_RUNS }),

@@ -38,16 +38,13 @@ pub struct CompareArgs {
     /// Baseline: a suite binary (interleaved runs) or a result directory (results.json).
     #[arg(long, value_name = "PATH", required_unless_present = "base_ref", conflicts_with = "base_ref")]
     pub baseline: Option<PathBuf>,
-    /// Build the baseline from this git ref (temporary worktree) and the candidate from the working
-    /// tree, both `cargo build --release -p PACKAGE --bin BIN`, then compare them.
+    /// Build the baseline from this git ref (a build worktree, cached per commit) and the
+    /// candidate from the working tree, both as --bin or --bench says, then compare them.
     #[arg(long, value_name = "REF", conflicts_with = "candidate")]
     pub base_ref: Option<String>,
-    /// Package built for `--base-ref`.
-    #[arg(long, value_name = "NAME", default_value = "scenarios", requires = "base_ref")]
-    pub package: String,
-    /// Binary built for `--base-ref` (default: the package's name).
-    #[arg(long, value_name = "NAME", requires = "base_ref")]
-    pub bin: Option<String>,
+    /// What --base-ref builds.
+    #[command(flatten)]
+    pub build: super::build_target_args::BuildTargetArgs,
     /// Candidate: a suite binary or a result directory (default: this suite binary).
     #[arg(long, value_name = "PATH")]
     pub candidate: Option<PathBuf>,
@@ -150,10 +147,16 @@ fn this_binary(flag: &'static str) -> Result<PathBuf, Error> {
 /// the default candidate.
 pub(crate) fn compare_options(a: &CompareArgs, own_suite: bool) -> Result<CompareOptions, Error> {
     let settings = settings(&a.session)?;
+    if a.base_ref.is_none() && a.build.any() {
+        return Err(invalid(
+            "--base-ref",
+            "",
+            "required by --package, --bin, --bench, --features and --manifest-path (they say what it builds)",
+        ));
+    }
     let base_ref = a.base_ref.as_ref().map(|r| BaseRef {
         git_ref: r.clone(),
-        package: a.package.clone(),
-        bin: a.bin.clone().unwrap_or_else(|| a.package.clone()),
+        target: a.build.target(),
     });
     let candidate = match (&a.candidate, own_suite) {
         (Some(p), _) => p.clone(),

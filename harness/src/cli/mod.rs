@@ -9,6 +9,7 @@
 pub(crate) mod args;
 mod bisect;
 mod bisect_args;
+mod build_target_args;
 mod compare;
 mod compare_args;
 mod criterion_args;

@@ -1,5 +1,5 @@
 //! `--base-ref REF` and the [`Builder`] that `compare` and `bisect` share: a commit's
-//! `cargo build --release -p PACKAGE --bin BIN`, cached per commit. The candidate of `compare`
+//! [`BuildTarget`] (`--bin` or `--bench`, see `build_target`), cached per commit. The candidate of `compare`
 //! is built from the working tree, so a pull-request job is one command; the commit ids go into
 //! compare-run.json and compare.md.
 //!
@@ -14,15 +14,16 @@
 //! build of another commit would keep the other commit's binary (a test below builds exactly
 //! that case). For the same reason each repository has a worktree and target directory of its
 //! own, even where several share a `CARGO_TARGET_DIR`. A built binary is copied to
-//! `<target>/harness-builds/<toolchain key>/<commit>/<package>/<bin>` and never rebuilt: a second
+//! `<target>/harness-builds/<toolchain key>/<commit>/<package>/<bin>` (a bench or a featured build
+//! under a name of its own) and never rebuilt: a second
 //! bisect or compare on the same commits builds nothing. A commit that fails to build leaves
 //! `<bin>.failed` there with cargo's output, so it is skipped again without a build (delete the
 //! file to retry).
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
+use super::build_target::BuildTarget;
 use super::options::CompareOptions;
 use crate::errors::Error;
 
@@ -79,12 +80,8 @@ pub(crate) fn git(dir: &Path, args: &[&str], what: &str) -> Result<String, Error
     output(Command::new("git").arg("-C").arg(dir).args(args), what)
 }
 
-fn cargo() -> Command {
-    Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-}
-
 /// FNV-1a, 64 bits: a hash that stays the same across Rust releases (cache directory names).
-fn fnv(parts: &[&str]) -> String {
+pub(super) fn fnv(parts: &[&str]) -> String {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for p in parts {
         for b in p.bytes().chain([0]) {
@@ -133,7 +130,7 @@ impl Lock {
     }
 }
 
-/// Builds `package`'s binary `bin` at commits of one repository, each once (see the module docs).
+/// Builds one [`BuildTarget`] at commits of one repository, each once (see the module docs).
 #[derive(Debug, Clone)]
 pub(crate) struct Builder {
     /// The repository's top level.
@@ -141,27 +138,49 @@ pub(crate) struct Builder {
     /// `$CARGO_TARGET_DIR` or the repository's `target/`: the working tree builds there, the
     /// commits under its `harness-builds/`.
     target: PathBuf,
-    package: String,
-    bin: String,
+    /// What is built, its paths relative to `root`.
+    what: BuildTarget,
     /// `harness-builds/<toolchain key>`.
     cache: PathBuf,
 }
 
+/// Why a [`Builder`] cannot be made.
+#[derive(Debug)]
+pub(crate) enum BuilderError {
+    /// `dir` is not inside a git repository.
+    NotARepository,
+    /// `--manifest-path` names no file inside the repository.
+    Manifest(String),
+}
+
 impl Builder {
-    /// A builder for the repository holding `dir`; the target directory is `$CARGO_TARGET_DIR`
-    /// or the repository's `target/`.
-    pub fn new(dir: &Path, package: &str, bin: &str) -> Result<Builder, Error> {
-        let root = PathBuf::from(git(dir, &["rev-parse", "--show-toplevel"], "finding the git repository")?);
+    /// A builder for the repository holding `dir`, building `what` from `dir` (cargo runs there,
+    /// so the current crate of a workspace is the default package); a relative
+    /// `--manifest-path` is read from `dir`. The target directory is `$CARGO_TARGET_DIR` or the
+    /// repository's `target/`.
+    pub fn new(dir: &Path, mut what: BuildTarget) -> Result<Builder, BuilderError> {
+        let top = git(dir, &["rev-parse", "--show-toplevel"], "finding the git repository").map_err(|_| BuilderError::NotARepository)?;
+        let root = PathBuf::from(top);
+        let canonical_root = root.canonicalize().unwrap_or_else(|_| root.clone());
+        let inside = |p: &Path| -> Option<PathBuf> {
+            let p = p.canonicalize().ok()?;
+            p.strip_prefix(&canonical_root).ok().map(Path::to_owned)
+        };
+        what.dir = inside(dir).unwrap_or_default();
+        if let Some(m) = what.manifest.take() {
+            let rel = inside(&dir.join(&m))
+                .ok_or_else(|| BuilderError::Manifest(format!("{} is not a file in the repository at {}", m.display(), root.display())))?;
+            what.manifest = Some(rel);
+        }
         let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
         let target = if target.is_absolute() { target } else { root.join(target) };
         let cache = target.join("harness-builds").join(toolchain_key());
-        Ok(Builder {
-            root,
-            target,
-            package: package.to_owned(),
-            bin: bin.to_owned(),
-            cache,
-        })
+        Ok(Builder { root, target, what, cache })
+    }
+
+    /// What this builder builds.
+    pub fn target_built(&self) -> &BuildTarget {
+        &self.what
     }
 
     /// The repository's top level.
@@ -177,16 +196,50 @@ impl Builder {
 
     /// Where `commit`'s binary is (or will be) cached.
     pub fn cached(&self, commit: &str) -> PathBuf {
-        let name = format!("{}{}", self.bin, std::env::consts::EXE_SUFFIX);
-        self.cache.join(commit).join(&self.package).join(name)
+        let (dir, name) = self.what.cache_key();
+        self.cache
+            .join(commit)
+            .join(dir)
+            .join(format!("{name}{}", std::env::consts::EXE_SUFFIX))
+    }
+
+    fn beside_cached(&self, commit: &str, suffix: &str) -> PathBuf {
+        let (dir, name) = self.what.cache_key();
+        self.cache.join(commit).join(dir).join(format!("{name}.{suffix}"))
     }
 
     fn failed_marker(&self, commit: &str) -> PathBuf {
-        self.cache.join(commit).join(&self.package).join(format!("{}.failed", self.bin))
+        self.beside_cached(commit, "failed")
     }
 
     fn what(&self, commit: &str) -> String {
-        format!("{}/{} at {}", self.package, self.bin, &commit[..commit.len().min(12)])
+        format!("{} at {}", self.what.describe(), &commit[..commit.len().min(12)])
+    }
+
+    /// Whether the target exists at `commit` (checked out in the build worktree) or, with
+    /// `None`, in the working tree; `Err` names what exists there.
+    pub fn check_target(&self, commit: Option<&str>) -> Result<(), String> {
+        match commit {
+            None => self.what.check_exists(&self.root),
+            Some(c) => {
+                if self.cached(c).is_file() {
+                    return Ok(());
+                }
+                let repo = self.repo_dir();
+                std::fs::create_dir_all(&repo).map_err(|e| format!("creating {}: {e}", repo.display()))?;
+                let _lock = Lock::take(&repo.join("lock")).map_err(|e| format!("locking {}: {e}", repo.display()))?;
+                let tree = repo.join("tree");
+                self.checkout(&tree, c).map_err(|e| e.to_string())?;
+                self.what.check_exists(&tree)
+            }
+        }
+    }
+
+    fn repo_dir(&self) -> PathBuf {
+        self.target
+            .join("harness-builds")
+            .join("repos")
+            .join(fnv(&[&self.root.to_string_lossy()]))
     }
 
     /// `commit`'s binary: from the cache, or built now in the shared worktree.
@@ -204,11 +257,7 @@ impl Builder {
         if let Ok(detail) = std::fs::read_to_string(self.failed_marker(commit)) {
             return Err(failed(detail, true));
         }
-        let repo = self
-            .target
-            .join("harness-builds")
-            .join("repos")
-            .join(fnv(&[&self.root.to_string_lossy()]));
+        let repo = self.repo_dir();
         std::fs::create_dir_all(&repo).map_err(|e| failed(format!("creating {}: {e}", repo.display()), false))?;
         let tree = repo.join("tree");
         let _lock = Lock::take(&repo.join("lock")).map_err(|e| failed(format!("locking {}: {e}", repo.display()), false))?;
@@ -217,8 +266,8 @@ impl Builder {
         }
         self.checkout(&tree, commit).map_err(io)?;
         eprintln!("building {}", self.what(commit));
-        let log = self.cache.join(commit).join(&self.package).join(format!("{}.build.log", self.bin));
-        match cargo_build(&tree, &repo.join("target"), &self.package, &self.bin, &log) {
+        let log = self.beside_cached(commit, "build.log");
+        match self.what.cargo_build(&tree, &repo.join("target"), &log) {
             Ok(built) => install(&built, &dest).map_err(io)?,
             Err(detail) => {
                 let _ = std::fs::write(self.failed_marker(commit), &detail);
@@ -262,8 +311,8 @@ impl Builder {
     /// The working tree's binary, built in place into the shared target directory.
     pub fn build_working_tree(&self) -> Result<PathBuf, BuildFailed> {
         let log = self.target.join("harness-builds").join("working-tree.build.log");
-        cargo_build(&self.root, &self.target, &self.package, &self.bin, &log).map_err(|detail| BuildFailed {
-            what: format!("{}/{} from the working tree", self.package, self.bin),
+        self.what.cargo_build(&self.root, &self.target, &log).map_err(|detail| BuildFailed {
+            what: format!("{} from the working tree", self.what.describe()),
             detail,
             cached: false,
         })
@@ -281,53 +330,71 @@ fn install(built: &Path, dest: &Path) -> Result<(), Error> {
         })
 }
 
-/// `cargo build --release -p package --bin bin` in `dir` into `target`, cargo's output to `log`
-/// (and echoed to stderr); the binary's path, or the output's last lines.
-fn cargo_build(dir: &Path, target: &Path, package: &str, bin: &str, log: &Path) -> Result<PathBuf, String> {
-    if let Some(parent) = log.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| format!("creating {}: {e}", parent.display()))?;
+/// `dir`'s repository and what to build there, or an error naming the flag at fault.
+pub(crate) fn builder(dir: &Path, what: BuildTarget, flag: &'static str, value: &str) -> Result<Builder, Error> {
+    Builder::new(dir, what).map_err(|e| match e {
+        BuilderError::NotARepository => Error::InvalidFlag {
+            flag,
+            value: value.to_owned(),
+            reason: format!("{} is not in a git repository", dir.display()),
+        },
+        BuilderError::Manifest(reason) => Error::InvalidFlag {
+            flag: "--manifest-path",
+            value: String::new(),
+            reason,
+        },
+    })
+}
+
+/// The flag that named the target (`--bench` or `--bin`), for errors about it.
+pub(crate) fn target_flag(what: &BuildTarget) -> &'static str {
+    match what.kind {
+        super::build_target::TargetKind::Bin(_) => "--bin",
+        super::build_target::TargetKind::Bench(_) => "--bench",
     }
-    let out = cargo()
-        .current_dir(dir)
-        .env("CARGO_TARGET_DIR", target)
-        .args(["build", "--release", "-p", package, "--bin", bin])
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| format!("cannot run cargo: {e}"))?;
-    let text = String::from_utf8_lossy(&out.stderr);
-    let _ = std::fs::File::create(log).and_then(|mut f| f.write_all(text.as_bytes()));
-    if !out.status.success() {
-        let lines: Vec<&str> = text.lines().collect();
-        let tail = lines[lines.len().saturating_sub(20)..].join("\n");
-        return Err(format!("cargo build exited with {} (log: {}):\n{tail}", out.status, log.display()));
-    }
-    Ok(target.join("release").join(format!("{bin}{}", std::env::consts::EXE_SUFFIX)))
 }
 
 /// Build the baseline from `git_ref` and the candidate from the working tree of the repository
 /// holding `dir`. The baseline comes from the commit cache (built at most once); the candidate
-/// binary is copied to `out` so a later build cannot change it under the comparison.
-pub(crate) fn build_pair(dir: &Path, git_ref: &str, package: &str, bin: &str, out: &Path) -> Result<Built, Error> {
-    let builder = Builder::new(dir, package, bin).map_err(|_| Error::InvalidFlag {
-        flag: "--base-ref",
-        value: git_ref.to_owned(),
-        reason: format!("{} is not in a git repository", dir.display()),
-    })?;
+/// binary is copied to `out` so a later build cannot change it under the comparison. Before
+/// either build, the target must exist in the working tree and at the ref: otherwise the error
+/// names the side and lists the targets there (exit 2, nothing built or measured).
+pub(crate) fn build_pair(dir: &Path, git_ref: &str, what: BuildTarget, out: &Path) -> Result<Built, Error> {
+    let builder = builder(dir, what, "--base-ref", git_ref)?;
+    let what = builder.target_built().clone();
+    let flag = target_flag(&what);
     let root = builder.root().to_owned();
     let base = builder.resolve(git_ref).ok_or_else(|| Error::InvalidFlag {
         flag: "--base-ref",
         value: git_ref.to_owned(),
         reason: format!("not a commit in the repository at {}", root.display()),
     })?;
+    let short = &base[..base.len().min(12)];
+    let missing = |side: String, why: String| Error::InvalidFlag {
+        flag,
+        value: what.kind.name().to_owned(),
+        reason: format!("{side}: {why}"),
+    };
+    builder
+        .check_target(None)
+        .map_err(|why| missing("in the working tree".into(), why))?;
+    builder
+        .check_target(Some(&base))
+        .map_err(|why| missing(format!("at --base-ref {git_ref} ({short})"), why))?;
     let head = git(&root, &["rev-parse", "HEAD"], "resolving HEAD")?;
     let dirty = !git(&root, &["status", "--porcelain", "--untracked-files=no"], "reading git status")?.is_empty();
-    let baseline = builder.build_commit(&base).map_err(BuildFailed::into_error)?;
+    let baseline = builder.build_commit(&base).map_err(|f| Error::InvalidFlag {
+        flag: "--base-ref",
+        value: git_ref.to_owned(),
+        reason: format!("{} does not build at {short}: {}", what.describe(), f.detail),
+    })?;
     let candidate_built = builder.build_working_tree().map_err(BuildFailed::into_error)?;
     std::fs::create_dir_all(out).map_err(|source| Error::OutDir {
         path: out.to_owned(),
         source,
     })?;
-    let candidate = out.join(format!("candidate-{bin}{}", std::env::consts::EXE_SUFFIX));
+    let name = what.kind.name();
+    let candidate = out.join(format!("candidate-{name}{}", std::env::consts::EXE_SUFFIX));
     std::fs::copy(&candidate_built, &candidate).map_err(|source| Error::Io {
         what: format!("copying {} to {}", candidate_built.display(), candidate.display()),
         source,
@@ -352,10 +419,11 @@ pub(crate) fn resolve(opts: &CompareOptions) -> Result<(CompareOptions, Option<B
     // The binary must outlive this call (the comparison runs it), so the directory is left for
     // the system's temp cleanup; it holds one binary.
     eprintln!(
-        "compare: building {}/{} at {} (cached per commit) and from the working tree",
-        b.package, b.bin, b.git_ref
+        "compare: building {} at {} (cached per commit) and from the working tree",
+        b.target.describe(),
+        b.git_ref
     );
-    let built = build_pair(&cwd, &b.git_ref, &b.package, &b.bin, &bins)?;
+    let built = build_pair(&cwd, &b.git_ref, b.target.clone(), &bins)?;
     let mut o = opts.clone();
     o.baseline = built.baseline.clone();
     o.candidate = built.candidate.clone();
@@ -402,16 +470,16 @@ mod tests {
         let old = commit(&dir, &g, "fn main() { println!(\"old\"); }\n", "old");
         std::fs::write(dir.join("src/main.rs"), "fn main() { println!(\"new\"); }\n").unwrap();
         // The builds go to the temp crate's target/ (no CARGO_TARGET_DIR in a test's env).
-        let built = build_pair(&dir, "HEAD", "tiny", "tiny", &dir.join("out")).unwrap();
+        let built = build_pair(&dir, "HEAD", BuildTarget::bin("tiny", "tiny"), &dir.join("out")).unwrap();
         let run = |p: &Path| String::from_utf8(Command::new(p).output().unwrap().stdout).unwrap();
         assert_eq!((run(&built.baseline).trim(), run(&built.candidate).trim()), ("old", "new"));
         assert!(built.candidate_commit.ends_with("-dirty") && built.candidate_commit.starts_with(&built.baseline_commit));
-        let e = build_pair(&dir, "no-such-ref", "tiny", "tiny", &dir.join("out"))
+        let e = build_pair(&dir, "no-such-ref", BuildTarget::bin("tiny", "tiny"), &dir.join("out"))
             .unwrap_err()
             .to_string();
         assert!(e.contains("--base-ref"), "{e}");
 
-        let builder = Builder::new(&dir, "tiny", "tiny").unwrap();
+        let builder = Builder::new(&dir, BuildTarget::bin("tiny", "tiny")).unwrap();
         let stamp = std::fs::metadata(&built.baseline).unwrap().modified().unwrap();
         assert_eq!(builder.build_commit(&old).unwrap(), built.baseline);
         assert_eq!(

@@ -18,6 +18,7 @@
 mod analyze;
 mod base_ref;
 mod budget;
+mod build_target;
 mod calibrate;
 #[expect(clippy::module_inception, reason = "the pipeline of the compare module is its own concept")]
 mod compare;
@@ -42,13 +43,14 @@ mod sequential_sim;
 #[cfg(test)]
 mod simulation;
 
+pub use build_target::{BuildTarget, TargetKind};
 pub use compare::{plan_compare, run_calibrate, run_compare};
 pub use options::{BaseRef, CalibrateOptions, CompareOptions, RunSettings};
 pub use output::{CompareFiles, CompareSummary};
 pub use verdict::DEFAULT_NOISE_FLOOR;
 
 // What `bisect` builds on: the per-commit builder, the interleaver and the paired estimator.
-pub(crate) use base_ref::{Builder, git};
+pub(crate) use base_ref::{Builder, builder, git};
 pub(crate) use effect::{Effect, Scale, paired_estimate};
 pub(crate) use inputs::from_pairs;
 pub(crate) use interleave::{Interleaver, ProcessConfig, ScenarioRuns, SideTarget, schedule};

@@ -76,10 +76,8 @@ pub struct CompareOptions {
 pub struct BaseRef {
     /// The git ref the baseline is built from.
     pub git_ref: String,
-    /// `--package`.
-    pub package: String,
-    /// `--bin`.
-    pub bin: String,
+    /// `--package`, `--bin` or `--bench`, `--features`, `--manifest-path`.
+    pub target: super::BuildTarget,
 }
 
 /// Validated options of `calibrate`.
