@@ -159,6 +159,18 @@ impl BuildTarget {
         };
         let word = self.kind.word();
         let mut found = Vec::new();
+        let packages: Vec<&str> = meta["packages"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|p| p["name"].as_str())
+            .collect();
+        if let Some(p) = self.package.as_deref().filter(|p| !packages.contains(p)) {
+            return Err(format!(
+                "no package `{p}` here (packages: {}); name one with --package, and --bin or --bench",
+                packages.join(", ")
+            ));
+        }
         for pkg in meta["packages"].as_array().into_iter().flatten() {
             let pname = pkg["name"].as_str().unwrap_or_default();
             if self.package.as_deref().is_some_and(|p| p != pname) {

@@ -21,6 +21,18 @@ pub fn write_history_html(dir: &Path, runs: usize, series: &[Series], changes: &
     Ok(path)
 }
 
+/// The change's label, and "environment changed: what" when the fingerprints differ there.
+fn label(c: &Change) -> String {
+    let given = c.label.as_deref().unwrap_or("");
+    if c.environment_changed() {
+        format!("{given} environment changed: {}", c.environment.join("; "))
+            .trim_start()
+            .to_owned()
+    } else {
+        given.to_owned()
+    }
+}
+
 fn render(runs: usize, series: &[Series], changes: &[Change]) -> String {
     let mut body = String::new();
     let _ = write!(
@@ -39,7 +51,7 @@ fn render(runs: usize, series: &[Series], changes: &[Change]) -> String {
                 e(&c.name),
                 e(&with_source(&c.metric, &c.source)),
                 c.run,
-                e(c.label.as_deref().unwrap_or("")),
+                e(&label(c)),
                 e(c.commit.as_deref().unwrap_or("")),
                 c.before,
                 c.after,
@@ -117,6 +129,7 @@ mod tests {
             started_at: String::new(),
             source: Some("<i>".into()),
             explain: None,
+            environment: Vec::new(),
         };
         let html = render(1, &series, &[change]);
         assert!(!html.contains(hostile) && !html.contains("</td><b>"), "unescaped");

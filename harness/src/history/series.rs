@@ -68,6 +68,18 @@ pub struct Change {
     /// `explain`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub explain: Option<Vec<crate::model::ExplainEntry>>,
+    /// What differs between the environment fingerprints of the run before the change and the
+    /// first run after it (`kernel: 6.1 -> 6.8`). Non-empty: the change is labelled "environment
+    /// changed", not regressed or improved, and does not fail `history check`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub environment: Vec<String>,
+}
+
+impl Change {
+    /// The change coincides with a change of the environment fingerprint.
+    pub fn environment_changed(&self) -> bool {
+        !self.environment.is_empty()
+    }
 }
 
 /// Groups stored values into series, each point one run.
@@ -131,6 +143,7 @@ pub fn find_changes(series: &Series, runs: &[StoredRun], config: &ChangePointCon
             let before = mean_level(bounds[k], bounds[k + 1]);
             let after = mean_level(bounds[k + 1], bounds[k + 2]);
             let run = &runs[series.points[c.index].run];
+            let previous = &runs[series.points[c.index.saturating_sub(1)].run];
             Change {
                 name: series.scenario.clone(),
                 metric: series.metric.clone(),
@@ -147,6 +160,7 @@ pub fn find_changes(series: &Series, runs: &[StoredRun], config: &ChangePointCon
                 started_at: run.started_at.clone(),
                 source: series.source.clone(),
                 explain: None,
+                environment: crate::fingerprint::differences(&previous.fingerprint, &run.fingerprint),
             }
         })
         .collect()

@@ -50,6 +50,8 @@ const MIGRATIONS: &[&str] = &[
         source    TEXT NOT NULL,
         profile   TEXT NOT NULL
     );",
+    // 4: the run's environment fingerprint (JSON), so a change point at a runner change says so.
+    "ALTER TABLE runs ADD COLUMN fingerprint TEXT;",
 ];
 
 /// The newest schema version this harness writes.
@@ -121,8 +123,8 @@ impl Store {
         }
         let (commit, dirty) = split_commit(meta.host.git_commit.as_deref());
         tx.execute(
-            "INSERT INTO runs (run_key, started_at, finished_at, seed, binary, hostname, git_commit, git_dirty, label, added_at, command)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            "INSERT INTO runs (run_key, started_at, finished_at, seed, binary, hostname, git_commit, git_dirty, label, added_at, command, fingerprint)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
             params![
                 key,
                 meta.started_at,
@@ -135,6 +137,7 @@ impl Store {
                 label,
                 crate::clock::rfc3339(std::time::SystemTime::now()),
                 serde_json::to_string(&meta.command).expect("strings serialize"),
+                serde_json::to_string(&meta.host.fingerprint).expect("strings serialize"),
             ],
         )
         .map_err(db_err(&path, "writing to"))?;
@@ -179,7 +182,7 @@ impl Store {
         let path = &self.path;
         let mut q = self
             .conn
-            .prepare("SELECT id, started_at, seed, git_commit, git_dirty, hostname, label FROM runs ORDER BY id")
+            .prepare("SELECT id, started_at, seed, git_commit, git_dirty, hostname, label, fingerprint FROM runs ORDER BY id")
             .map_err(db_err(path, "reading"))?;
         let rows = q
             .query_map([], |r| {
@@ -191,6 +194,10 @@ impl Store {
                     dirty: r.get(4)?,
                     hostname: r.get(5)?,
                     label: r.get(6)?,
+                    fingerprint: r
+                        .get::<_, Option<String>>(7)?
+                        .and_then(|t| serde_json::from_str(&t).ok())
+                        .unwrap_or_default(),
                 })
             })
             .map_err(db_err(path, "reading"))?;

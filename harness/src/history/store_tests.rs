@@ -108,3 +108,33 @@ fn a_locked_database_fails_clearly_and_loses_nothing() {
     s.add(&results("2026-01-02T00:00:00Z", 1, "abc", &[3.0]), None).unwrap();
     assert_eq!(s.values().unwrap().len(), 3);
 }
+
+/// A level shift stored across a runner change (kernel 6.1 -> 6.8) is labelled "environment
+/// changed" with what differs, and does not fail the check; the same shift on one runner does.
+#[test]
+fn a_change_at_a_fingerprint_change_is_labelled_environment_changed() {
+    for (after_kernel, expect_env) in [("6.8", true), ("6.1", false)] {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("h.sqlite");
+        let mut s = Store::open(&db).unwrap();
+        for i in 0..16 {
+            let level = if i < 8 { 100.0 } else { 130.0 };
+            let values: Vec<f64> = (0..5).map(|k| level + f64::from(k) * 0.5).collect();
+            let mut r = results(&format!("2026-01-{:02}T00:00:00Z", i + 1), 1, "abc", &values);
+            let kernel = if i < 8 { "6.1" } else { after_kernel };
+            r.meta.host.fingerprint = [("kernel".to_owned(), kernel.to_owned())].into();
+            s.add(&r, None).unwrap();
+        }
+        assert_eq!(s.runs().unwrap()[15].fingerprint["kernel"], after_kernel);
+        drop(s);
+        let (changes, recent) = crate::history::commands::check(&db, &dir.path().join("out"), 8).unwrap();
+        assert_eq!(changes.len(), 1, "{changes:?}");
+        assert_eq!(changes[0].run, 9);
+        assert_eq!(changes[0].environment_changed(), expect_env, "{changes:?}");
+        assert_eq!(recent, !expect_env, "an environment change does not fail the check");
+        let json = std::fs::read_to_string(dir.path().join("out/changes.json")).unwrap();
+        assert_eq!(json.contains("kernel: 6.1 -> 6.8"), expect_env, "{json}");
+        let html = std::fs::read_to_string(dir.path().join("out/index.html")).unwrap();
+        assert_eq!(html.contains("environment changed: kernel: 6.1 -&gt; 6.8"), expect_env);
+    }
+}

@@ -17,6 +17,9 @@ pub struct StoredRun {
     pub hostname: String,
     /// The label given to `history add`.
     pub label: Option<String>,
+    /// The run's environment fingerprint (`crate::fingerprint`); empty for runs stored before
+    /// schema 4 or made by a harness that did not record one.
+    pub fingerprint: std::collections::BTreeMap<String, String>,
 }
 
 /// One process's value of one metric of one scenario in one stored run.
