@@ -250,7 +250,9 @@ fn compare_calls_two_percent_more_instructions_regressed_and_the_same_build_unch
         let first = md.lines().find(|l| l.starts_with("| ") && l.contains("count/scaled/loop")).unwrap();
         assert!(first.contains("instructions"), "counter rows come first: {first}");
         let run = compare_run(dir.path());
-        assert_eq!(run["counter_pairs"], 3, "--counter-processes' default: {run}");
+        // Exact after two pairs (every process counted the same): --counter-processes' third
+        // pair would count the same again.
+        assert_eq!(run["counter_pairs"], 2, "an exact scenario stops at two pairs: {run}");
         assert!(run["counting_s"].as_f64().is_some_and(|s| s > 0.0), "{run}");
     }
 }
@@ -313,7 +315,29 @@ fn under_a_budget_exact_counter_rows_decide_at_the_first_look() {
     }
     assert!(rows.iter().any(|r| r.metric == "latency_ns"), "wall time beside the counts");
     let run = compare_run(dir.path());
-    assert_eq!(run["counter_pairs"], 3, "no counting pairs beyond the first look: {run}");
+    assert_eq!(run["counter_pairs"], 2, "exact rows: two pairs, none beyond the first look: {run}");
+}
+
+/// A scenario that counts the same in every process gets two counting pairs; one whose counts
+/// move with the process (std's HashMap seeds its hasher per process) gets all three.
+fn exact_scenarios_are_counted_in_two_pairs_and_varying_ones_in_all() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = compare_fixture(dir.path(), &["count/scaled/loop", "count/scaled/hashmap", "--runs", "2"]);
+    assert!(
+        out.status.code().is_some_and(|c| c <= 1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(dir.path().join("results.jsonl")).unwrap();
+    let counted = |name: &str| {
+        text.lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .filter(|r| r["scenario"] == name && !r["counted_by"].is_null())
+            .count()
+    };
+    assert_eq!(counted("count/scaled/loop"), 4, "exact: two pairs");
+    assert_eq!(counted("count/scaled/hashmap"), 6, "varies: --counter-processes' three pairs");
+    assert_eq!(compare_run(dir.path())["counter_pairs"], 3);
 }
 
 /// A budget that cannot hold two counting pairs is refused after the first, with the budget
@@ -410,6 +434,10 @@ fn main() -> std::process::ExitCode {
         with_valgrind(
             "under_a_budget_exact_counter_rows_decide_at_the_first_look",
             under_a_budget_exact_counter_rows_decide_at_the_first_look,
+        ),
+        with_valgrind(
+            "exact_scenarios_are_counted_in_two_pairs_and_varying_ones_in_all",
+            exact_scenarios_are_counted_in_two_pairs_and_varying_ones_in_all,
         ),
         with_valgrind(
             "a_budget_too_small_for_the_counting_pairs_is_refused",

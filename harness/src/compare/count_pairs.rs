@@ -48,6 +48,39 @@ fn counted(v: &[RunRecord]) -> impl Iterator<Item = &RunRecord> {
     v.iter().filter(|r| r.counted_by.is_some())
 }
 
+/// Rounds after which a scenario that counted the same in every process is not counted again.
+const EXACT_AFTER: usize = 2;
+
+/// The indices in `selected` of the scenarios whose every counter metric took one value in all
+/// counting processes of each side (the sides may differ): exact, so more processes add nothing.
+fn exact_scenarios(runs: &BTreeMap<String, ScenarioRuns>, selected: &[Listed]) -> Vec<usize> {
+    let constant = |v: &[RunRecord]| {
+        let mut seen: BTreeMap<&str, f64> = BTreeMap::new();
+        let mut any = false;
+        for r in counted(v) {
+            if r.outcome.is_failure() {
+                return false;
+            }
+            for m in r.metrics.iter().filter(|m| m.source.is_some()) {
+                any = true;
+                if *seen.entry(m.name.as_str()).or_insert(m.value) != m.value {
+                    return false;
+                }
+            }
+        }
+        any
+    };
+    selected
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| {
+            runs.get(&l.name)
+                .is_some_and(|sr| constant(&sr.baseline) && constant(&sr.candidate))
+        })
+        .map(|(i, _)| i)
+        .collect()
+}
+
 /// Counting pairs of each scenario so far, and the process seconds one pair has taken.
 fn pairs_and_cost(runs: &BTreeMap<String, ScenarioRuns>) -> BTreeMap<String, (usize, f64)> {
     runs.iter()
@@ -131,7 +164,17 @@ pub(crate) fn count_pairs(
                 break;
             }
         }
-        il.run_counting(round, threads, events)?;
+        // A scenario whose counts were identical in every counting process of both sides, for
+        // two rounds, is exact: a third process would count the same again, so it gets none.
+        let exact = if rounds >= EXACT_AFTER {
+            exact_scenarios(il.runs(), selected)
+        } else {
+            Vec::new()
+        };
+        let round: Vec<Slot> = round.iter().filter(|slot| !exact.contains(&slot.scenario)).cloned().collect();
+        if !round.is_empty() {
+            il.run_counting(&round, threads, events)?;
+        }
         rounds += 1;
     }
     events.on_event(&RunEvent::PhaseFinished { name: &name })?;
