@@ -245,24 +245,42 @@ fn cargo_bench_reports_names_rates_and_intervals() -> Result<(), Failed> {
 
 /// A panicking benchmark, a parameter-only top-level id, a group function that panics while
 /// listed, an empty group and a duplicate id: each a failed result or a clear error.
+/// The failure message of `name`'s one run, which must have failed.
+fn message_of(results: &Value, name: &str) -> Result<String, Failed> {
+    let runs = runs_of(results, name);
+    check(runs.len() == 1 && runs[0]["outcome"]["status"] == "failed", || {
+        format!("{name}: {runs:?}")
+    })?;
+    Ok(runs[0]["outcome"]["message"].as_str().unwrap().to_owned())
+}
+
 fn bad_input_is_a_result_or_a_clear_error() -> Result<(), Failed> {
     let bad = [("CRITERION_FIXTURE_BAD", "1")];
     let args = ["--repeat", "1", "--iterations", "1", "--warmup", "0", "--exact"];
-    let names = ["7", "bad/panics", "settings", "listed/before_the_panic", "configured/helper"];
+    let names = [
+        "7",
+        "bad/panics",
+        "bad/input_too_big",
+        "settings",
+        "listed/before_the_panic",
+        "configured/helper",
+    ];
     let (code, results, _dir, out) = bench(&[&args[..], &names[..]].concat(), &bad);
     check(code == Some(1), || out.clone())?;
-    let message = |name: &str| {
-        let runs = runs_of(&results, name);
-        check(runs.len() == 1 && runs[0]["outcome"]["status"] == "failed", || {
-            format!("{name}: {runs:?}")
-        })?;
-        Ok::<String, Failed>(runs[0]["outcome"]["message"].as_str().unwrap().to_owned())
-    };
+    let message = |name: &str| message_of(&results, name);
     let m = message("7")?;
     let at = format!("benches/criterion_api.rs:{}", line_of("from_parameter(7)"));
     check(m.contains("BenchmarkId::from_parameter") && m.contains(&at), || m.clone())?;
     let m = message("bad/panics")?;
     check(m.contains("planted panic in a benchmark"), || m.clone())?;
+    // The failed allocation ends the benchmark's process, not the harness: a crashed result
+    // that says what failed.
+    let runs = runs_of(&results, "bad/input_too_big");
+    check(runs.len() == 1 && runs[0]["outcome"]["status"] == "crashed", || format!("{runs:?}"))?;
+    let said = format!("{}{}", runs[0]["stderr"].as_str().unwrap_or_default(), runs[0]["outcome"]);
+    check(said.contains("memory allocation of") || said.contains("capacity overflow"), || {
+        said.clone()
+    })?;
     let m = message("settings")?;
     let at = format!("benches/criterion_api.rs:{}", line_of("planted panic in a group function"));
     check(m.contains("`settings` panicked") && m.contains(&at), || m.clone())?;
@@ -272,6 +290,12 @@ fn bad_input_is_a_result_or_a_clear_error() -> Result<(), Failed> {
         })?;
     }
     check(out.contains("benchmark group \"bad/empty\" has no benchmarks"), || out.clone())?;
+
+    // A routine that panics on its second call, in a batch of the warm-up: a failed result.
+    let (code, results, _dir, out) = bench(&["--repeat", "1", "--warmup", "3", "--exact", "bad/panics_mid_batch"], &bad);
+    check(code == Some(1), || out.clone())?;
+    let m = message_of(&results, "bad/panics_mid_batch")?;
+    check(m.contains("planted panic mid-batch"), || m.clone())?;
 
     // A group that panics with its group open (a missing input file): one failed result located
     // at the user's line, its message said once, not "has no benchmarks", nothing of ours.
