@@ -5,18 +5,23 @@
 # (`--warm-up-time W --measurement-time M --noplot`), then the drop-in with its defaults
 # (`--bench`, as `cargo bench` runs it). scripts/criterion_agreement.py joins the ids and writes
 # the table: criterion's median against ours, the ratio, and our status (a flagged row gives
-# its reason).
+# its reason). Peak RSS and wall time of each side are in CRATE.log.
 #
 # Usage: scripts/criterion_agreement.sh [CRATE ...]   (default: bytecount unicode-segmentation dary_heap)
 # Env: WORK (default /tmp/criterion-agreement), W=0.5 M=1 (criterion's seconds), OUT (default
-# docs/criterion-agreement-<date>), DARY_SIZES (dary_heap's sizes, default up to 100 000: its
-# 1 000 000 and 10 000 000 take criterion minutes per id to set up).
+# docs/criterion-agreement-<date>); BYTECOUNT_COUNTS (bytecount's own COUNTS variable: its sizes,
+# default 0,10,100,1000,10000,100000,1000000 of its 45), DARY_SIZES (dary_heap's, default
+# 10, 1_000, 100_000 of its 7: 1 000 000 and 10 000 000 take criterion minutes an id to set up).
+# PAUSE_DIRS: processes whose working directory lies under one of these (colon-separated) are
+# stopped (SIGSTOP) while the benchmarks run and continued after, so builds elsewhere on a small
+# machine do not share its cores with one side only.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 work="${WORK:-/tmp/criterion-agreement}"
 out="${OUT:-$repo/docs/criterion-agreement-$(date +%F)}"
 W="${W:-0.5}" M="${M:-1}"
-DARY_SIZES="${DARY_SIZES:-10, 100, 1_000, 10_000, 100_000}"
+DARY_SIZES="${DARY_SIZES:-10, 1_000, 100_000}"
+export COUNTS="${BYTECOUNT_COUNTS:-0,10,100,1000,10000,100000,1000000}"
 crates=("$@")
 [ ${#crates[@]} -gt 0 ] || crates=(bytecount unicode-segmentation dary_heap)
 mkdir -p "$work" "$out"
@@ -53,17 +58,39 @@ open(path, "w").write(text)
 PY
 }
 
+clone() { # OWNER/NAME -> a clone of its default branch (or of a local mirror, offline)
+  local dir="$work/src-${1#*/}"
+  if [ ! -d "$dir" ]; then
+    git clone -q --depth 1 "https://github.com/$1" "$dir" 2>/dev/null ||
+      git clone -q "/work/.mirror/${1/\//+}/repo" "$dir"
+  fi
+  echo "$dir"
+}
+
+paused=()
+pause() {
+  [ -n "${PAUSE_DIRS:-}" ] || return 0
+  local pid cwd d
+  for pid in $(ls /proc | grep -E '^[0-9]+$'); do
+    [ "$pid" = $$ ] && continue
+    cwd=$(readlink "/proc/$pid/cwd" 2>/dev/null) || continue
+    for d in ${PAUSE_DIRS//:/ }; do
+      if [[ "$cwd" == "$d"* ]] && kill -STOP "$pid" 2>/dev/null; then paused+=("$pid"); fi
+    done
+  done
+  echo "paused ${#paused[@]} processes under $PAUSE_DIRS"
+}
+resume() { [ ${#paused[@]} -eq 0 ] || kill -CONT "${paused[@]}" 2>/dev/null || true; paused=(); }
+trap resume EXIT
+
 prepare() { # CRATE -> sets $src (crate dir inside the copy) per side under $work/$CRATE/{crit,dropin}
   local crate=$1 base
   case $crate in
     bytecount) base=$(fetch_crate bytecount 0.6.9) ;;
-    unicode-segmentation) base=$(fetch_crate unicode-segmentation 1.12.0) ;;
-    dary_heap)
-      base="$work/dary_heap-src"
-      if [ ! -d "$base" ]; then
-        git clone -q --depth 1 https://github.com/hanmertens/dary_heap "$base" 2>/dev/null ||
-          git clone -q /work/.mirror/hanmertens+dary_heap/repo "$base"
-      fi ;;
+    # The published packages lack the benches' inputs (unicode-segmentation's texts) or the
+    # benches (dary_heap's criterion/ crate): the repositories have them.
+    unicode-segmentation) base=$(clone unicode-rs/unicode-segmentation) ;;
+    dary_heap) base=$(clone hanmertens/dary_heap) ;;
     *) echo "unknown crate $crate" >&2; exit 2 ;;
   esac
   for side in crit dropin; do
@@ -86,12 +113,20 @@ for line in sys.stdin:
 }
 
 host="$(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(rustc --version)"
-for crate in "${crates[@]}"; do
+declare -A cexes_of dexes_of
+for crate in "${crates[@]}"; do # every build first: nothing compiles while benchmarks run
   prepare "$crate"
   crit="$work/$crate/crit" dropin="$work/$crate/dropin"
   [ "$crate" = dary_heap ] && crit="$crit/criterion" dropin="$dropin/criterion"
-  mapfile -t cexes < <(bench_exes "$crit" crit)
-  mapfile -t dexes < <(bench_exes "$dropin" dropin)
+  cexes_of[$crate]=$(bench_exes "$crit" crit)
+  dexes_of[$crate]=$(bench_exes "$dropin" dropin)
+done
+for crate in "${crates[@]}"; do
+  crit="$work/$crate/crit" dropin="$work/$crate/dropin"
+  [ "$crate" = dary_heap ] && crit="$crit/criterion" dropin="$dropin/criterion"
+  mapfile -t cexes <<<"${cexes_of[$crate]}"
+  mapfile -t dexes <<<"${dexes_of[$crate]}"
+  pause
   echo "== $crate: ${#cexes[@]} bench binaries; $host; load $(cut -d' ' -f1-3 /proc/loadavg)" | tee "$out/$crate.log"
   rm -rf "$work/$crate/criterion-home" "$work/$crate/ours"
   for i in "${!cexes[@]}"; do
@@ -106,9 +141,10 @@ for crate in "${crates[@]}"; do
     (cd "$dropin" && /usr/bin/time -f "dropin $name peak_rss_kb %M wall_s %e" \
       "$dexe" --bench --out "$work/$crate/ours/$name" >"$out/$crate-$name-dropin.txt" 2>&1) \
       2>>"$out/$crate.log" || echo "drop-in $name exited $?" | tee -a "$out/$crate.log"
-    echo "$name: criterion $((mid - start)) s, drop-in $(($(date +%s) - mid)) s" | tee -a "$out/$crate.log"
+    echo "$name: criterion $((mid - start)) s, drop-in $(($(date +%s) - mid)) s, load $(cut -d' ' -f1 /proc/loadavg)" | tee -a "$out/$crate.log"
   done
+  resume
   python3 "$repo/scripts/criterion_agreement.py" "$crate" "$work/$crate/criterion-home" "$work/$crate/ours" \
     >"$out/$crate.md"
-  tail -5 "$out/$crate.md"
+  tail -3 "$out/$crate.md"
 done
