@@ -11,7 +11,8 @@
 # Env: WORK (default /tmp/criterion-agreement), W=0.5 M=1 (criterion's seconds), OUT (default
 # docs/criterion-agreement-<date>); BYTECOUNT_COUNTS (bytecount's own COUNTS variable: its sizes,
 # default 0,10,100,1000,10000,100000,1000000 of its 45), DARY_SIZES (dary_heap's, default
-# 10, 1_000, 100_000 of its 7: 1 000 000 and 10 000 000 take criterion minutes an id to set up).
+# 10, 1_000, 100_000 of its 7: 1 000 000 and 10 000 000 take criterion minutes an id to set up),
+# DARY_MERGE_SIZES (append's and extend's second heap, default 2_500, 25_000, 50_000 of its 20).
 # PAUSE_DIRS: processes whose working directory lies under one of these (colon-separated) are
 # stopped (SIGSTOP) while the benchmarks run and continued after, so builds elsewhere on a small
 # machine do not share its cores with one side only.
@@ -21,6 +22,7 @@ work="${WORK:-/tmp/criterion-agreement}"
 out="${OUT:-$repo/docs/criterion-agreement-$(date +%F)}"
 W="${W:-0.5}" M="${M:-1}"
 DARY_SIZES="${DARY_SIZES:-10, 1_000, 100_000}"
+DARY_MERGE_SIZES="${DARY_MERGE_SIZES:-2_500, 25_000, 50_000}"
 export COUNTS="${BYTECOUNT_COUNTS:-0,10,100,1000,10000,100000,1000000}"
 crates=("$@")
 [ ${#crates[@]} -gt 0 ] || crates=(bytecount unicode-segmentation dary_heap)
@@ -97,7 +99,8 @@ prepare() { # CRATE -> sets $src (crate dir inside the copy) per side under $wor
     rm -rf "${work:?}/$crate/$side" && mkdir -p "$work/$crate" && cp -r "$base" "$work/$crate/$side"
     local dir="$work/$crate/$side"
     [ "$crate" = dary_heap ] && dir="$dir/criterion" &&
-      sed -i "s/for &i in &\[10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000\]/for \&i in \&[$DARY_SIZES]/" "$dir/dary_heap.rs"
+      sed -i -e "s/for &i in &\[10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000\]/for \&i in \&[$DARY_SIZES]/" \
+        -e "s/for i in (step..=base as usize \/ 2).step_by(step)/for i in [$DARY_MERGE_SIZES]/" "$dir/dary_heap.rs"
     switch "$dir/Cargo.toml" "$side"
   done
 }

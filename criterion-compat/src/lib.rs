@@ -59,7 +59,25 @@ pub use bencher::{BatchSize, Bencher, LARGE_INPUT_BATCH};
 pub use criterion::Criterion;
 pub use group::{BenchmarkGroup, BenchmarkId, IntoBenchmarkId};
 pub use settings::{AxisScale, Baseline, PlotConfiguration, PlottingBackend, SamplingMode, Throughput};
+#[cfg(feature = "real_blackbox")]
 pub use std::hint::black_box;
+
+/// criterion 0.5's `black_box`, as a bench written for it gets it: a volatile read of the value
+/// (criterion's stable variant), or with the `real_blackbox` feature the compiler's
+/// (`std::hint::black_box`, which criterion's feature also selects). The two cost differently:
+/// a volatile read stores and reloads the value, which in a per-element loop
+/// (unicode-segmentation's `chars/scalar/*`) made criterion's time twice the compiler hint's.
+/// The drop-in measures the code criterion measures, so it keeps criterion's choice.
+#[cfg(not(feature = "real_blackbox"))]
+pub fn black_box<T>(dummy: T) -> T {
+    // SAFETY: `dummy` is a valid, aligned value read once; forgetting it leaves the copy as the
+    // only owner, so nothing is dropped twice.
+    unsafe {
+        let ret = std::ptr::read_volatile(&dummy);
+        std::mem::forget(dummy);
+        ret
+    }
+}
 
 #[doc(hidden)]
 pub mod __private {
