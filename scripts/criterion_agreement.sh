@@ -13,9 +13,11 @@
 # default 0,10,100,1000,10000,100000,1000000 of its 45), DARY_SIZES (dary_heap's, default
 # 10, 1_000, 100_000 of its 7: 1 000 000 and 10 000 000 take criterion minutes an id to set up),
 # DARY_MERGE_SIZES (append's and extend's second heap, default 2_500, 25_000, 50_000 of its 20).
-# PAUSE_DIRS: processes whose working directory lies under one of these (colon-separated) are
-# stopped (SIGSTOP) while the benchmarks run and continued after, so builds elsewhere on a small
-# machine do not share its cores with one side only.
+# PAUSE_OTHERS=1: every other process is stopped (SIGSTOP) while the benchmarks run and
+# continued after (see pause below), so builds elsewhere on a small machine do not share its
+# cores with one side only: on 2 cores a build on the other core made criterion's bytecount
+# numbers 2-3x the drop-in's, and the drop-in's dary_heap 1.5-2x criterion's, with neither
+# side flagging it.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 work="${WORK:-/tmp/criterion-agreement}"
@@ -69,20 +71,53 @@ clone() { # OWNER/NAME -> a clone of its default branch (or of a local mirror, o
   echo "$dir"
 }
 
-paused=()
+# A freezer loop, not a snapshot: processes started after the pause (a new build, a test's
+# valgrind child in a temp directory) are stopped too. It stops every process outside this
+# script's own tree, except pid 1, kernel threads and processes started with AGREEMENT_KEEP=1 in
+# their environment (a shell watching the run).
+freezer=
 pause() {
-  [ -n "${PAUSE_DIRS:-}" ] || return 0
-  local pid cwd d
-  for pid in $(ls /proc | grep -E '^[0-9]+$'); do
-    [ "$pid" = $$ ] && continue
-    cwd=$(readlink "/proc/$pid/cwd" 2>/dev/null) || continue
-    for d in ${PAUSE_DIRS//:/ }; do
-      if [[ "$cwd" == "$d"* ]] && kill -STOP "$pid" 2>/dev/null; then paused+=("$pid"); fi
-    done
-  done
-  echo "paused ${#paused[@]} processes under $PAUSE_DIRS"
+  [ "${PAUSE_OTHERS:-0}" = 1 ] || return 0
+  : >"$work/paused.pids"
+  python3 - "$$" "$work/paused.pids" <<'PY' &
+import os, signal, sys, time
+me, log = int(sys.argv[1]), sys.argv[2]
+own = os.getpid()
+def ppid(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        return int(f.read().rsplit(")", 1)[1].split()[1])
+while True:
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        pid = int(name)
+        try:
+            if pid in (1, own) or ppid(pid) == 2 or b"AGREEMENT_KEEP=1" in open(f"/proc/{pid}/environ", "rb").read():
+                continue
+            p, ours = pid, False
+            while p > 1:
+                if p == me:
+                    ours = True
+                    break
+                p = ppid(p)
+            if not ours:
+                os.kill(pid, signal.SIGSTOP)
+                with open(log, "a") as f:
+                    f.write(f"{pid}\n")
+        except (OSError, ValueError, IndexError):
+            pass
+    time.sleep(1)
+PY
+  freezer=$!
+  sleep 2
+  echo "paused $(sort -u "$work/paused.pids" | wc -l) other processes"
 }
-resume() { [ ${#paused[@]} -eq 0 ] || kill -CONT "${paused[@]}" 2>/dev/null || true; paused=(); }
+resume() {
+  [ -n "$freezer" ] || return 0
+  kill "$freezer" 2>/dev/null || true
+  freezer=
+  sort -u "$work/paused.pids" | xargs -r kill -CONT 2>/dev/null || true
+}
 trap resume EXIT
 
 prepare() { # CRATE -> sets $src (crate dir inside the copy) per side under $work/$CRATE/{crit,dropin}
