@@ -51,6 +51,9 @@ pub struct Localized {
     pub culprits: Vec<String>,
     /// Cleaners, each confirmed by a three-scenario run.
     pub cleaners: Vec<String>,
+    /// Why the cleaner search stopped before it could say there are no more (`cleaners` then
+    /// lists at least these); `None`: every cleaner seen masking was searched to the end.
+    pub cleaners_stopped: Option<String>,
     /// Every localization and confirmation run, as evidence.
     pub evidence: Vec<Evidence>,
     /// Processes spent.
@@ -88,6 +91,8 @@ pub struct Localizer<'s, 'p, 'a> {
     orders: HashMap<Vec<String>, Vec<SeenOrder>>,
     /// Seeds are tried, not predicted, for the search under way.
     unpredicted: bool,
+    /// Why the last search gave up without deciding (step limit, no arrangement), if it did.
+    gave_up: Option<&'static str>,
 }
 
 impl<'s, 'p, 'a> Localizer<'s, 'p, 'a> {
@@ -101,6 +106,7 @@ impl<'s, 'p, 'a> Localizer<'s, 'p, 'a> {
             runs: 0,
             orders: HashMap::new(),
             unpredicted: false,
+            gave_up: None,
         }
     }
 
@@ -294,14 +300,27 @@ impl<'s, 'p, 'a> Localizer<'s, 'p, 'a> {
                 // Every cleaner, not only the first: search again without those found until the
                 // rest no longer masks (one run) or the cap is reached.
                 let mut b: Vec<String> = b.into_iter().filter(|x| !out.culprits.contains(x)).collect();
-                for _ in 0..MAX_CULPRITS {
+                let mut found = 0;
+                let stopped = loop {
+                    if found == MAX_CULPRITS {
+                        break (!b.is_empty()).then(|| format!("the search stops at {MAX_CULPRITS} cleaners of {p}"));
+                    }
+                    self.gave_up = None;
                     let Some(c) = self.find_one(Some(&p), target, b.clone(), false, &masked, &mut out.evidence)? else {
-                        break;
+                        break if self.cut {
+                            Some(format!("--budget was spent while searching the cleaners of {p}"))
+                        } else {
+                            self.gave_up.map(|why| format!("the search for cleaners of {p} {why}"))
+                        };
                     };
+                    found += 1;
                     b.retain(|x| *x != c);
                     if !out.cleaners.contains(&c) {
                         out.cleaners.push(c);
                     }
+                };
+                if let Some(why) = stopped {
+                    out.cleaners_stopped.get_or_insert(why);
                 }
             }
         }
@@ -326,6 +345,7 @@ impl<'s, 'p, 'a> Localizer<'s, 'p, 'a> {
         // A search that lost a culprit it knew was there is run again with seeds tried.
         if found.is_none() && known && c.len() > 1 && !self.cut && self.prober.shuffles_predicted() && !self.unpredicted {
             self.unpredicted = true;
+            self.gave_up = None;
             let again = self.search(anchor, target, c, known, effect, evidence);
             self.unpredicted = false;
             return again;
@@ -359,6 +379,7 @@ impl<'s, 'p, 'a> Localizer<'s, 'p, 'a> {
             }
             steps += 1;
             if steps > budget {
+                self.gave_up = Some("reached its step limit");
                 return Ok(None);
             }
             let t: Vec<String> = if known { c[..c.len().div_ceil(2)].to_vec() } else { c.clone() };
@@ -369,7 +390,8 @@ impl<'s, 'p, 'a> Localizer<'s, 'p, 'a> {
             c.retain(|x| !p.crashed.contains(x));
             let Some(obs) = p.target else { continue };
             if p.between.is_empty() {
-                return Ok(None); // could not arrange any candidate before the target
+                self.gave_up = Some("could not arrange a candidate before the target");
+                return Ok(None);
             }
             if effect(&obs) {
                 c.retain(|x| p.between.contains(x));

@@ -232,6 +232,7 @@ mod tests {
             polluters: if verdict == OrderVerdict::Victim { c.clone() } else { vec![] },
             state_setters: if verdict == OrderVerdict::Brittle { c } else { vec![] },
             cleaners: vec![],
+            cleaners_stopped: None,
             failure_rate: None,
             evidence: vec![],
             hazards: vec![],

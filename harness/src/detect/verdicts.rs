@@ -209,6 +209,7 @@ fn empty_entry(name: &str, verdict: OrderVerdict) -> DetectEntry {
         polluters: vec![],
         state_setters: vec![],
         cleaners: vec![],
+        cleaners_stopped: None,
         failure_rate: None,
         evidence: vec![],
         hazards: vec![],
@@ -233,6 +234,7 @@ fn entry_of(
     let all: Vec<&Observation> = iso.iter().chain(shared.iter()).collect();
     let mut entry = empty_entry(name, verdict);
     entry.cleaners = localized.cleaners.clone();
+    entry.cleaners_stopped = localized.cleaners_stopped.clone();
     entry.failure_rate = (verdict == OrderVerdict::Flaky).then(|| failure_rate(&all));
     entry.evidence = evidence(name, verdict, iso, shared, &localized, note);
     if observes_env {

@@ -128,6 +128,10 @@ pub struct DetectEntry {
     pub state_setters: Vec<String>,
     /// Scenarios that, run between a culprit and this one, mask the effect.
     pub cleaners: Vec<String>,
+    /// Set when the cleaner search stopped before it could tell there are no more (a cap, the
+    /// budget, a search that gave up): `cleaners` lists at least these, and this says why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cleaners_stopped: Option<String>,
     /// For flaky only: how often it failed.
     pub failure_rate: Option<FailureRate>,
     /// The runs that show the verdict.

@@ -24,6 +24,8 @@ pub(crate) struct DetectEntry {
     #[serde(default)]
     pub cleaners: Vec<String>,
     #[serde(default)]
+    pub cleaners_stopped: Option<String>,
+    #[serde(default)]
     pub failure_rate: Option<FailureRate>,
     #[serde(default)]
     pub evidence: Vec<Evidence>,

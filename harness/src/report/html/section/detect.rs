@@ -105,13 +105,21 @@ fn row(out: &mut String, x: &DetectEntry) {
         badge(&x.verdict),
         list(&x.polluters),
         list(&x.state_setters),
-        list(&x.cleaners),
+        cleaners(x, list(&x.cleaners)),
         mechanism(x),
         data_v(x.failure_rate.as_ref().map(|f| f.estimate)),
         hazards(x),
         shifts(x),
         evidence(x),
     );
+}
+
+/// The cleaners cell: "at least" these, with the reason, when the search stopped early.
+fn cleaners(x: &DetectEntry, listed: String) -> String {
+    match &x.cleaners_stopped {
+        None => listed,
+        Some(why) => format!("at least:<br>{listed}<br><span class=\"muted\">{}</span>", e(why)),
+    }
 }
 
 fn mechanism(x: &DetectEntry) -> String {
@@ -207,5 +215,28 @@ fn origin(x: &DetectEntry) -> String {
         (Some(p), Some(b)) => format!("<br><span class=\"muted\">{}/{}</span>", e(p), e(b)),
         (None, Some(b)) => format!("<br><span class=\"muted\">{}</span>", e(b)),
         _ => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stopped_cleaner_search_reads_at_least_with_its_reason_escaped() {
+        let x: DetectEntry = serde_json::from_str(
+            r#"{"name":"v","verdict":"victim","polluters":["p"],"cleaners":["c1","c2"],
+                "cleaners_stopped":"the search stops at 8 cleaners of <p>"}"#,
+        )
+        .unwrap();
+        let mut out = String::new();
+        row(&mut out, &x);
+        assert!(out.contains("at least:<br>c1<br>c2"), "{out}");
+        assert!(out.contains("cleaners of &lt;p&gt;"), "{out}");
+        let mut x = x;
+        x.cleaners_stopped = None;
+        let mut out = String::new();
+        row(&mut out, &x);
+        assert!(!out.contains("at least"), "{out}");
     }
 }
