@@ -233,6 +233,7 @@ mod tests {
             state_setters: if verdict == OrderVerdict::Brittle { c } else { vec![] },
             cleaners: vec![],
             cleaners_stopped: None,
+            backtrace: None,
             failure_rate: None,
             evidence: vec![],
             hazards: vec![],

@@ -210,6 +210,7 @@ fn empty_entry(name: &str, verdict: OrderVerdict) -> DetectEntry {
         state_setters: vec![],
         cleaners: vec![],
         cleaners_stopped: None,
+        backtrace: None,
         failure_rate: None,
         evidence: vec![],
         hazards: vec![],

@@ -41,6 +41,8 @@ pub(crate) struct DetectEntry {
     pub reproduce: Option<String>,
     #[serde(default)]
     pub mechanism: Vec<Mechanism>,
+    #[serde(default)]
+    pub backtrace: Option<String>,
 }
 
 /// How a culprit acts on a victim or brittle scenario: env, cwd, file or memory.

@@ -206,6 +206,13 @@ fn evidence(x: &DetectEntry) -> String {
     if let Some(r) = &x.reproduce {
         let _ = write!(out, "<p class=\"label\">reproduce</p><pre><code>{}</code></pre>", e(r));
     }
+    if let Some(b) = &x.backtrace {
+        let _ = write!(
+            out,
+            "<details><summary>with the user's RUST_BACKTRACE</summary><pre>{}</pre></details>",
+            e(b)
+        );
+    }
     out
 }
 
@@ -238,5 +245,18 @@ mod tests {
         let mut out = String::new();
         row(&mut out, &x);
         assert!(!out.contains("at least"), "{out}");
+    }
+
+    #[test]
+    fn a_final_runs_backtrace_is_shown_escaped() {
+        let x: DetectEntry = serde_json::from_str(
+            r#"{"name":"v","verdict":"victim","polluters":["p"],"evidence":[{"kind":"confirm","outcome":"failed","message":"boom"}],
+                "backtrace":"panicked at <src/lib.rs>\nstack backtrace:\n   0: v::f"}"#,
+        )
+        .unwrap();
+        let mut out = String::new();
+        row(&mut out, &x);
+        assert!(out.contains("with the user's RUST_BACKTRACE"), "{out}");
+        assert!(out.contains("panicked at &lt;src/lib.rs&gt;\nstack backtrace:"), "{out}");
     }
 }
