@@ -31,6 +31,10 @@ pub const MAX_SEED_TRIES: usize = 16;
 const PREDICTED_TRIES: usize = 512;
 /// Two-scenario runs that must all show the effect before a culprit is reported.
 pub const CONFIRM_RUNS: usize = 2;
+/// The same for a hinted candidate (a culprit of another scenario, or a peer failing with the
+/// same message): the group's evidence backs it, and the target's runs alone have already ruled
+/// out flakiness, so one run of its own confirms it. A family of k costs k(k-1) runs, not twice.
+pub const CONFIRM_RUNS_HINTED: usize = 1;
 /// Flipping runs of one target used as starting points, at most.
 const MAX_SOURCES: usize = 4;
 /// Culprits sought per target, at most.
@@ -85,6 +89,9 @@ pub struct Localizer<'s, 'p, 'a> {
     unpredicted: bool,
     /// Why the last search gave up without deciding (step limit, no arrangement), if it did.
     gave_up: Option<&'static str>,
+    /// The hints of the search under way (`localize_all`'s `known`): confirmed by
+    /// [`CONFIRM_RUNS_HINTED`] runs.
+    hints: Vec<String>,
 }
 
 impl<'s, 'p, 'a> Localizer<'s, 'p, 'a> {
@@ -99,6 +106,7 @@ impl<'s, 'p, 'a> Localizer<'s, 'p, 'a> {
             orders: HashMap::new(),
             unpredicted: false,
             gave_up: None,
+            hints: Vec::new(),
         }
     }
 
@@ -141,6 +149,7 @@ impl<'s, 'p, 'a> Localizer<'s, 'p, 'a> {
     pub fn localize_all(&mut self, target: &str, shared: &[&Observation], effect: Effect, known: &[String]) -> Result<Localized, Error> {
         let before = self.runs;
         self.cut = false;
+        self.hints = known.to_vec();
         let mut out = Localized::default();
         // Scenarios that preceded the target without the effect: not culprits, unless a cleaner
         // masked them, so they are only pruned on a first try that is checked by a run.
@@ -197,6 +206,7 @@ impl<'s, 'p, 'a> Localizer<'s, 'p, 'a> {
         self.cleaners(shared, target, effect, &mut out)?;
         out.runs = self.runs - before;
         out.cut = self.cut;
+        self.hints.clear();
         Ok(out)
     }
 
@@ -347,7 +357,12 @@ impl<'s, 'p, 'a> Localizer<'s, 'p, 'a> {
         }
         let cand = c.remove(0);
         // One more pair run when the search ended on one: a flaky target passes each with its rate.
-        for _ in 0..CONFIRM_RUNS - usize::from(confirmed) {
+        let needed = if anchor.is_none() && self.hints.contains(&cand) {
+            CONFIRM_RUNS_HINTED
+        } else {
+            CONFIRM_RUNS
+        };
+        for _ in 0..needed.saturating_sub(usize::from(confirmed)) {
             confirmed = false;
             let p = self.probe(anchor, std::slice::from_ref(&cand), target, evidence)?;
             if self.cut {
