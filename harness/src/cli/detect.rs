@@ -39,6 +39,7 @@ fn options(a: &DetectArgs, own: Vec<Listed>, given: Option<Vec<Box<dyn OrderTarg
     config.partition = a.partition;
     config.interpose_requested = !a.no_interpose;
     config.counters = a.measure.counter_settings()?;
+    config.backtrace = crate::detect::reproduce::user_backtrace();
     config.interpose = if a.no_interpose { None } else { crate::detect::preload::locate() };
     let targets: Vec<Box<dyn OrderTarget>> = if let Some(given) = given {
         given

@@ -63,9 +63,10 @@ fn every_installer_is_a_victim_of_every_other_and_the_screen_is_one_block() {
         }
         let text = screen(&found);
         let lines = text.lines().count();
-        // Two pair runs per (victim, polluter) and a few more; bisecting each pair cost 275-348.
+        // Bisecting each pair cost 275-348; two pair runs each about 120.
         let loc = found.run.runs.localization;
-        assert!(loc <= 8 * 7 * 2 + 3 * 8, "{loc} localization processes");
+        // One pair run per (victim, polluter): each polluter is a hint (a peer failing alike).
+        assert!(loc <= 8 * 7 + 3 * 8, "{loc} localization processes");
         assert!(lines <= 40, "{lines} lines:\n{text}");
         let victims: Vec<&str> = text.lines().filter(|l| l.trim_start().starts_with("victim")).collect();
         assert_eq!(victims.len(), 1, "one block for the family:\n{text}");
@@ -132,6 +133,41 @@ fn every_cleaner_of_a_victim_is_listed() {
         let mut c = v.cleaners.clone();
         c.sort();
         assert_eq!(c, ["b_clean", "c_clean", "d_clean"], "seed {seed}: {v:#?}");
+        assert_eq!(v.cleaners_stopped, None, "seed {seed}: every cleaner was searched");
+        assert!(!screen(&found).contains("at least"), "seed {seed}");
     }
     assert!(seen >= 2, "the victim was found on {seen} of 8 seeds");
+}
+
+#[test]
+fn a_cleaner_search_stopped_at_its_cap_says_at_least_and_why() {
+    let s = SimScenario::new;
+    // Ten cleaners of one polluter: the search stops at eight. The victim sorts right after its
+    // polluter, so the original order shows it flip; the shuffles show the cleaners mask it.
+    let mut capped = 0;
+    for seed in 1..=6 {
+        let mut sc = vec![s("a_pol").sets("x"), s("b_victim").fails_if("x")];
+        sc.extend((0..10).map(|i| SimScenario::new(format!("c_clean_{i}")).clears("x")));
+        let target: Box<dyn OrderTarget> = Box::new(SimTarget::new(sc, true, seed));
+        let mut cfg = DetectConfig::new(seed, PathBuf::from("/nonexistent"));
+        cfg.shuffles = 12;
+        let mut rec = crate::events::Recorder::default();
+        let found = super::run_detect(&[target], &crate::plan::Selection::default(), &cfg, vec!["x".into()], &mut rec).unwrap();
+        let v = found.entries.iter().find(|e| e.name == "b_victim").unwrap();
+        assert_eq!(v.verdict, OrderVerdict::Victim, "seed {seed}: {v:#?}");
+        assert!(v.cleaners.iter().all(|c| c.starts_with("c_clean_")), "seed {seed}: {v:#?}");
+        match &v.cleaners_stopped {
+            Some(why) => {
+                capped += 1;
+                assert_eq!(v.cleaners.len(), 8, "seed {seed}: {v:#?}");
+                assert!(why.contains("stops at 8 cleaners of a_pol"), "{why}");
+                let text = screen(&found);
+                assert!(text.contains("masked by at least c_clean_"), "{text}");
+                assert!(text.contains("stops at 8 cleaners"), "{text}");
+            }
+            // Only the cleaners seen masking are searched; fewer than the cap is a complete list.
+            None => assert!(v.cleaners.len() < 8, "seed {seed}: {v:#?}"),
+        }
+    }
+    assert!(capped >= 3, "the cap was reached on {capped} of 6 seeds");
 }

@@ -12,13 +12,14 @@
 //! Relative order inside a failing prefix is kept, so a cleaner that ran before the polluter in
 //! the original failing run stays before it and cannot mask a bisection step.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap};
 
+mod arrange;
+mod cleaners;
 mod pairs;
 
 use pairs::pruned_rest;
 
-use super::libtest_shuffle;
 use super::probe::{Observation, Purpose, SharedProber};
 use super::subject::OrderTarget;
 use crate::errors::Error;
@@ -30,6 +31,10 @@ pub const MAX_SEED_TRIES: usize = 16;
 const PREDICTED_TRIES: usize = 512;
 /// Two-scenario runs that must all show the effect before a culprit is reported.
 pub const CONFIRM_RUNS: usize = 2;
+/// The same for a hinted candidate (a culprit of another scenario, or a peer failing with the
+/// same message): the group's evidence backs it, and the target's runs alone have already ruled
+/// out flakiness, so one run of its own confirms it. A family of k costs k(k-1) runs, not twice.
+pub const CONFIRM_RUNS_HINTED: usize = 1;
 /// Flipping runs of one target used as starting points, at most.
 const MAX_SOURCES: usize = 4;
 /// Culprits sought per target, at most.
@@ -51,21 +56,15 @@ pub struct Localized {
     pub culprits: Vec<String>,
     /// Cleaners, each confirmed by a three-scenario run.
     pub cleaners: Vec<String>,
+    /// Why the cleaner search stopped before it could say there are no more (`cleaners` then
+    /// lists at least these); `None`: every cleaner seen masking was searched to the end.
+    pub cleaners_stopped: Option<String>,
     /// Every localization and confirmation run, as evidence.
     pub evidence: Vec<Evidence>,
     /// Processes spent.
     pub runs: usize,
     /// `--budget` was spent before the search finished.
     pub cut: bool,
-}
-
-struct Probe {
-    /// Members of T seen between the anchor (or the start) and the target.
-    between: Vec<String>,
-    /// The target's observation, if it ran.
-    target: Option<Observation>,
-    /// Members of T that did not finish normally before the target (they cannot be culprits).
-    crashed: Vec<String>,
 }
 
 /// A libtest seed and the order it ran a set of names in.
@@ -88,6 +87,11 @@ pub struct Localizer<'s, 'p, 'a> {
     orders: HashMap<Vec<String>, Vec<SeenOrder>>,
     /// Seeds are tried, not predicted, for the search under way.
     unpredicted: bool,
+    /// Why the last search gave up without deciding (step limit, no arrangement), if it did.
+    gave_up: Option<&'static str>,
+    /// The hints of the search under way (`localize_all`'s `known`): confirmed by
+    /// [`CONFIRM_RUNS_HINTED`] runs.
+    hints: Vec<String>,
 }
 
 impl<'s, 'p, 'a> Localizer<'s, 'p, 'a> {
@@ -101,6 +105,8 @@ impl<'s, 'p, 'a> Localizer<'s, 'p, 'a> {
             runs: 0,
             orders: HashMap::new(),
             unpredicted: false,
+            gave_up: None,
+            hints: Vec::new(),
         }
     }
 
@@ -143,6 +149,7 @@ impl<'s, 'p, 'a> Localizer<'s, 'p, 'a> {
     pub fn localize_all(&mut self, target: &str, shared: &[&Observation], effect: Effect, known: &[String]) -> Result<Localized, Error> {
         let before = self.runs;
         self.cut = false;
+        self.hints = known.to_vec();
         let mut out = Localized::default();
         // Scenarios that preceded the target without the effect: not culprits, unless a cleaner
         // masked them, so they are only pruned on a first try that is checked by a run.
@@ -199,6 +206,7 @@ impl<'s, 'p, 'a> Localizer<'s, 'p, 'a> {
         self.cleaners(shared, target, effect, &mut out)?;
         out.runs = self.runs - before;
         out.cut = self.cut;
+        self.hints.clear();
         Ok(out)
     }
 
@@ -269,45 +277,6 @@ impl<'s, 'p, 'a> Localizer<'s, 'p, 'a> {
         Ok(())
     }
 
-    /// For each culprit, runs where it preceded the target and yet the effect did not show: a
-    /// cleaner ran between.
-    fn cleaners(&mut self, shared: &[&Observation], target: &str, effect: Effect, out: &mut Localized) -> Result<(), Error> {
-        let masked = |o: &Observation| !effect(o);
-        for p in out.culprits.clone() {
-            let between = shared
-                .iter()
-                .filter(|o| o.ran() && !effect(o))
-                .filter_map(|o| o.prefix.iter().position(|x| *x == p).map(|at| o.prefix[at + 1..].to_vec()))
-                .filter(|b| !b.is_empty());
-            // The shortest masking segment first (its order kept), then what other masking
-            // runs add: each cleaner masks in some run.
-            let mut segments: Vec<Vec<String>> = between.collect();
-            segments.sort_by_key(Vec::len);
-            let union = segments.iter().flatten().fold(Vec::new(), |mut u: Vec<String>, x| {
-                if !u.contains(x) {
-                    u.push(x.clone());
-                }
-                u
-            });
-            if !union.is_empty() {
-                let b = union;
-                // Every cleaner, not only the first: search again without those found until the
-                // rest no longer masks (one run) or the cap is reached.
-                let mut b: Vec<String> = b.into_iter().filter(|x| !out.culprits.contains(x)).collect();
-                for _ in 0..MAX_CULPRITS {
-                    let Some(c) = self.find_one(Some(&p), target, b.clone(), false, &masked, &mut out.evidence)? else {
-                        break;
-                    };
-                    b.retain(|x| *x != c);
-                    if !out.cleaners.contains(&c) {
-                        out.cleaners.push(c);
-                    }
-                }
-            }
-        }
-        Ok(())
-    }
-
     /// Bisect `c` for one culprit of `effect` on `target` (run after `anchor`, if any), and
     /// confirm it by a run of the anchor, the culprit and the target alone. `known`: `c` is
     /// already known to hold one.
@@ -326,6 +295,7 @@ impl<'s, 'p, 'a> Localizer<'s, 'p, 'a> {
         // A search that lost a culprit it knew was there is run again with seeds tried.
         if found.is_none() && known && c.len() > 1 && !self.cut && self.prober.shuffles_predicted() && !self.unpredicted {
             self.unpredicted = true;
+            self.gave_up = None;
             let again = self.search(anchor, target, c, known, effect, evidence);
             self.unpredicted = false;
             return again;
@@ -359,6 +329,7 @@ impl<'s, 'p, 'a> Localizer<'s, 'p, 'a> {
             }
             steps += 1;
             if steps > budget {
+                self.gave_up = Some("reached its step limit");
                 return Ok(None);
             }
             let t: Vec<String> = if known { c[..c.len().div_ceil(2)].to_vec() } else { c.clone() };
@@ -369,7 +340,8 @@ impl<'s, 'p, 'a> Localizer<'s, 'p, 'a> {
             c.retain(|x| !p.crashed.contains(x));
             let Some(obs) = p.target else { continue };
             if p.between.is_empty() {
-                return Ok(None); // could not arrange any candidate before the target
+                self.gave_up = Some("could not arrange a candidate before the target");
+                return Ok(None);
             }
             if effect(&obs) {
                 c.retain(|x| p.between.contains(x));
@@ -385,7 +357,12 @@ impl<'s, 'p, 'a> Localizer<'s, 'p, 'a> {
         }
         let cand = c.remove(0);
         // One more pair run when the search ended on one: a flaky target passes each with its rate.
-        for _ in 0..CONFIRM_RUNS - usize::from(confirmed) {
+        let needed = if anchor.is_none() && self.hints.contains(&cand) {
+            CONFIRM_RUNS_HINTED
+        } else {
+            CONFIRM_RUNS
+        };
+        for _ in 0..needed.saturating_sub(usize::from(confirmed)) {
             confirmed = false;
             let p = self.probe(anchor, std::slice::from_ref(&cand), target, evidence)?;
             if self.cut {
@@ -407,157 +384,6 @@ impl<'s, 'p, 'a> Localizer<'s, 'p, 'a> {
         let _ = confirmed;
         Ok(Some(cand))
     }
-
-    /// libtest, once its shuffles are predicted right: the run that puts the most of `t` between
-    /// the anchor and the target (name order when it puts all of them there), chosen without
-    /// running anything. `None`: predictions are not trusted.
-    fn predicted_seed(
-        &mut self,
-        set: &[String],
-        anchor: Option<&str>,
-        (in_t, t_order): (&HashSet<&str>, &[String]),
-        target: &str,
-    ) -> Option<Option<u64>> {
-        if self.unpredicted || !self.prober.shuffles_predicted() {
-            return None;
-        }
-        // First as many of t as possible between anchor and target, then as much of t's own
-        // order (the flipping run's) kept as possible, so a cleaner stays where it was.
-        let rank: HashMap<&str, usize> = t_order.iter().enumerate().map(|(i, n)| (n.as_str(), i)).collect();
-        let m = t_order.len();
-        let score = |order: &[String]| between_count(order, anchor, in_t, target) * (m * m + 1) + agreement(order, &rank);
-        let mut sorted = set.to_vec();
-        sorted.sort();
-        let whole = between_count(&sorted, anchor, in_t, target) == in_t.len();
-        if whole && (m > 64 || agreement(&sorted, &rank) == m * m.saturating_sub(1) / 2) {
-            return Some(None);
-        }
-        // About 20 000 hashed names a probe: a thorough search for small sets, a few tries for big.
-        let tries = (20_000 / set.len().max(1)).clamp(4, PREDICTED_TRIES);
-        let (seed, _) = libtest_shuffle::best_seed(set, self.next_seed, tries, score)?;
-        self.next_seed = self.next_seed.wrapping_add(tries as u64);
-        Some(Some(seed))
-    }
-
-    /// Run `anchor`, then `t`, then `target`, as nearly as the target allows.
-    fn probe(&mut self, anchor: Option<&str>, t: &[String], target: &str, evidence: &mut Vec<Evidence>) -> Result<Probe, Error> {
-        let in_t: HashSet<&str> = t.iter().map(String::as_str).collect();
-        let mut set: Vec<String> = anchor.map(str::to_owned).into_iter().collect();
-        set.extend(t.iter().cloned());
-        set.push(target.to_owned());
-        let mut key = set.clone();
-        key.sort();
-        let honours = self.target().honours_order();
-        let attempts: Vec<Option<u64>> = if honours {
-            vec![None]
-        } else if let Some(seed) = self.predicted_seed(&set, anchor, (&in_t, t), target) {
-            vec![seed]
-        } else {
-            let mut a = Vec::new();
-            // A seed already seen to arrange this very set goes first.
-            let known = self.orders.get(&key).and_then(|seen| {
-                seen.iter()
-                    .find(|(_, order)| arranged_in(order, anchor, &in_t, target))
-                    .map(|(seed, _)| *seed)
-            });
-            a.extend(known);
-            // Name order is known in advance: only run it when it puts candidates before the target.
-            if known.is_none() && arranged(anchor, t, target) {
-                a.push(None);
-            }
-            a.extend((0..MAX_SEED_TRIES).map(|_| {
-                self.next_seed = self.next_seed.wrapping_add(1);
-                Some(self.next_seed % 1_000_000_000)
-            }));
-            a
-        };
-        let mut last = Probe {
-            between: vec![],
-            target: None,
-            crashed: vec![],
-        };
-        for seed in attempts {
-            let Some(obs) = self.run(&set, seed, EvidenceKind::Localize)? else {
-                break;
-            };
-            let executed: Vec<String> = obs.iter().filter(|o| o.ran()).map(|o| o.name.clone()).collect();
-            if !honours && executed.len() == set.len() {
-                self.orders.entry(key.clone()).or_default().push((seed, executed.clone()));
-            }
-            let tgt = obs.iter().find(|o| o.name == target && o.ran()).cloned();
-            let crashed: Vec<String> = obs
-                .iter()
-                .filter(|o| {
-                    o.ran() && o.name != target && o.outcome.is_failure() && !matches!(o.outcome, crate::model::Outcome::Failed { .. })
-                })
-                .map(|o| o.name.clone())
-                .collect();
-            let between: Vec<String> = match &tgt {
-                Some(o) => {
-                    let from = match anchor {
-                        Some(a) => o.prefix.iter().position(|x| x == a).map(|i| i + 1),
-                        None => Some(0),
-                    };
-                    from.map(|f| o.prefix[f..].iter().filter(|x| in_t.contains(x.as_str())).cloned().collect())
-                        .unwrap_or_default()
-                }
-                None => vec![],
-            };
-            evidence.push(Evidence {
-                kind: EvidenceKind::Localize,
-                order: executed,
-                seed,
-                outcome: tgt
-                    .as_ref()
-                    .map_or("not_run".to_owned(), |o| o.outcome.status().as_str().to_owned()),
-                detail: format!("{} of {} candidates ran before {target}", between.len(), t.len()),
-                message: tgt.as_ref().and_then(Observation::message),
-            });
-            last = Probe {
-                between,
-                target: tgt,
-                crashed,
-            };
-            if last.target.is_none() || !last.between.is_empty() || t.is_empty() {
-                break;
-            }
-        }
-        Ok(last)
-    }
-}
-
-/// Pairs of `t` (up to 64 of them) that `order` runs in `t`'s own order (`rank`).
-fn agreement(order: &[String], rank: &HashMap<&str, usize>) -> usize {
-    if rank.len() > 64 {
-        return 0;
-    }
-    let seq: Vec<usize> = order.iter().filter_map(|n| rank.get(n.as_str()).copied()).collect();
-    (0..seq.len()).map(|i| seq[i + 1..].iter().filter(|&&b| b > seq[i]).count()).sum()
-}
-
-/// How many of `t` `order` runs between the anchor (or the start) and the target.
-fn between_count(order: &[String], anchor: Option<&str>, t: &HashSet<&str>, target: &str) -> usize {
-    let Some(tp) = order.iter().position(|x| x == target) else {
-        return 0;
-    };
-    let from = match anchor {
-        Some(a) => match order[..tp].iter().position(|x| x == a) {
-            Some(i) => i + 1,
-            None => return 0,
-        },
-        None => 0,
-    };
-    order[from..tp].iter().filter(|x| t.contains(x.as_str())).count()
-}
-
-/// Whether `order` ran the anchor, then at least one of `t`, then the target.
-fn arranged_in(order: &[String], anchor: Option<&str>, t: &HashSet<&str>, target: &str) -> bool {
-    between_count(order, anchor, t, target) > 0
-}
-
-/// Whether name order runs the anchor, then at least one of `t`, then the target.
-fn arranged(anchor: Option<&str>, t: &[String], target: &str) -> bool {
-    t.iter().any(|x| x.as_str() < target && anchor.is_none_or(|a| a < x.as_str()))
 }
 
 fn confirm_detail(anchor: Option<&str>, culprit: &str, target: &str, outcome: &str) -> String {

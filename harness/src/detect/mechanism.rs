@@ -232,6 +232,8 @@ mod tests {
             polluters: if verdict == OrderVerdict::Victim { c.clone() } else { vec![] },
             state_setters: if verdict == OrderVerdict::Brittle { c } else { vec![] },
             cleaners: vec![],
+            cleaners_stopped: None,
+            backtrace: None,
             failure_rate: None,
             evidence: vec![],
             hazards: vec![],

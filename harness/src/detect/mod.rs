@@ -16,6 +16,7 @@
 //! May import `execute`, `events`, `model`, `plan`, `stats` and `report`'s writers; never `cli`
 //! (it returns a `DetectOutcome`).
 
+mod backtrace;
 pub(crate) mod classify;
 mod command;
 pub(crate) mod coverage;

@@ -71,6 +71,9 @@ pub struct DetectConfig {
     /// `--counters`: processes holding measurements count them (under valgrind instead of
     /// timing them, so value shifts are judged on counts).
     pub counters: Option<crate::counters::CounterSettings>,
+    /// The user's backtrace setting (`RUST_BACKTRACE`, ...) where it asks for one: every
+    /// screening run goes without, one final run per finding has it ([`super::backtrace`]).
+    pub backtrace: Vec<(String, String)>,
 }
 
 impl DetectConfig {
@@ -93,6 +96,7 @@ impl DetectConfig {
             deadline: None,
             long_test: Duration::from_secs(1),
             counters: None,
+            backtrace: Vec::new(),
         }
     }
 }
@@ -263,6 +267,7 @@ pub(super) fn detect_with(
             .with_interpose(cfg.interpose.clone())
             .with_workers(workers, Arc::clone(slots))
             .with_deadline(cfg.deadline);
+        prober.backtrace = cfg.backtrace.clone();
         let group_seed = cfg.seed.wrapping_add(i as u64);
         detect_group(&mut prober, &group, cfg, group_seed, &mut out, &mut pending)?;
         let c = &prober.counts;
@@ -322,6 +327,7 @@ fn detect_group(
     let first = out.entries.len();
     let mut entries = judge_all(prober, &mut runs, seed, first, pending)?;
     super::mechanism::attribute(&mut entries, &prober.footprints);
+    super::backtrace::final_runs(prober, &mut entries)?;
     out.entries.extend(entries);
     prober.phase_finished(PHASE_VERDICTS)
 }

@@ -241,6 +241,8 @@ fn run_detect_reports_every_process_phase_and_finding_on_the_seam() {
 struct EnvSpy {
     inner: SimTarget,
     seen: std::sync::Mutex<Vec<(Option<String>, Option<String>)>>,
+    /// The scenarios of each process started with `RUST_BACKTRACE` other than 0.
+    traced: std::sync::Mutex<Vec<Vec<String>>>,
 }
 
 impl OrderTarget for EnvSpy {
@@ -253,6 +255,9 @@ impl OrderTarget for EnvSpy {
     fn run_seeded(&self, req: &crate::execute::TargetRequest, seed: Option<u64>) -> std::io::Result<crate::execute::ProcessResult> {
         let get = |v: &str| req.env.get(v).cloned();
         self.seen.lock().unwrap().push((get("RUST_BACKTRACE"), get("RUST_LIB_BACKTRACE")));
+        if get("RUST_BACKTRACE").is_some_and(|v| v != "0") {
+            self.traced.lock().unwrap().push(req.names.clone());
+        }
         self.inner.run_seeded(req, seed)
     }
     fn honours_order(&self) -> bool {
@@ -272,6 +277,7 @@ fn every_test_process_runs_without_backtraces() {
     let spy = EnvSpy {
         inner: SimTarget::new(vec![s("a").sets("x"), s("b").fails_if("x"), s("c")], true, 3),
         seen: Default::default(),
+        traced: Default::default(),
     };
     let r = run(&spy, 3, 2);
     assert_eq!(r.entries[1].verdict, OrderVerdict::Victim);
@@ -279,4 +285,36 @@ fn every_test_process_runs_without_backtraces() {
     assert!(seen.len() >= 5, "{seen:?}");
     let off = (Some("0".to_owned()), Some("0".to_owned()));
     assert!(seen.iter().all(|e| *e == off), "{seen:?}");
+}
+
+#[test]
+fn a_users_backtrace_reaches_one_final_run_per_finding_only() {
+    let s = SimScenario::new;
+    let spy = EnvSpy {
+        inner: SimTarget::new(vec![s("a").sets("x"), s("b").fails_if("x"), s("c"), s("d").always_fails()], true, 3),
+        seen: Default::default(),
+        traced: Default::default(),
+    };
+    let listed = spy.list().unwrap();
+    let mut cfg = DetectConfig::new(3, PathBuf::from("/nonexistent"));
+    cfg.shuffles = 2;
+    cfg.backtrace = vec![("RUST_BACKTRACE".into(), "1".into())];
+    let r = detect(&spy, &listed, &cfg, &mut cfg.executor(), &mut crate::events::Reporters::new()).unwrap();
+    let verdict = |n: &str| r.entries.iter().find(|e| e.name == n).unwrap();
+    assert_eq!(verdict("b").verdict, OrderVerdict::Victim);
+    assert_eq!(verdict("d").verdict, OrderVerdict::Fail);
+    // Exactly two traced processes: the victim after its polluter, the failing test alone.
+    let mut traced = spy.traced.lock().unwrap().clone();
+    traced.sort();
+    assert_eq!(traced, [vec!["a".to_owned(), "b".to_owned()], vec!["d".to_owned()]]);
+    for n in ["b", "d"] {
+        let e = verdict(n);
+        assert!(e.backtrace.as_deref().is_some_and(|m| !m.is_empty()), "{e:#?}");
+    }
+    assert!(verdict("a").backtrace.is_none() && verdict("c").backtrace.is_none());
+    // Every other process ran with backtraces off; the final runs count as localization.
+    let seen = spy.seen.lock().unwrap();
+    let off = (Some("0".to_owned()), Some("0".to_owned()));
+    assert_eq!(seen.iter().filter(|e| **e != off).count(), 2, "{seen:?}");
+    assert_eq!(r.counts.total, seen.len());
 }

@@ -32,6 +32,8 @@ pub enum Purpose {
     ExtraIsolated,
     /// Localization and confirmation.
     Localization,
+    /// One final run per finding with the user's backtrace setting (counted as localization).
+    Backtrace,
 }
 
 impl Purpose {
@@ -42,6 +44,7 @@ impl Purpose {
             Purpose::Shared => "shared",
             Purpose::ExtraIsolated => "extra_isolated",
             Purpose::Localization => "localization",
+            Purpose::Backtrace => "backtrace",
         }
     }
 }
@@ -119,6 +122,8 @@ pub struct Prober<'a> {
     pub executions: usize,
     /// The interposer library preloaded into every process, if any.
     interpose: Option<PathBuf>,
+    /// The user's backtrace setting (`VAR`, value), given to [`Purpose::Backtrace`] runs only.
+    pub(super) backtrace: Vec<(String, String)>,
     /// What each scenario did to env, cwd and files: per observed process, in run order. Equal
     /// footprints are one allocation ([`Prober::observe`]): most tests of a shared run of
     /// thousands leave the same one.
@@ -175,6 +180,7 @@ impl<'a> Prober<'a> {
             counts: RunCounts::default(),
             executions: 0,
             interpose: None,
+            backtrace: Vec::new(),
             footprints: Vec::new(),
             distinct: HashSet::new(),
             preload: PreloadCounts::default(),
@@ -263,6 +269,9 @@ impl<'a> Prober<'a> {
         for var in BACKTRACE_VARS {
             launch.request.env.insert(var.to_owned(), "0".to_owned());
         }
+        if purpose == Purpose::Backtrace {
+            launch.request.env.extend(self.backtrace.iter().cloned());
+        }
         // The preload goes into the request only, so the recorded env stays the scenario's own.
         let records_file = self.interpose.clone().map(|lib| {
             let file = launch.request.scratch.join(format!("{}.rec", launch.request.id));
@@ -298,7 +307,7 @@ impl<'a> Prober<'a> {
         match purpose {
             Purpose::Isolated | Purpose::ExtraIsolated => self.counts.isolated += 1,
             Purpose::Shared => self.counts.shared += 1,
-            Purpose::Localization => self.counts.localization += 1,
+            Purpose::Localization | Purpose::Backtrace => self.counts.localization += 1,
         }
         self.counts.total += 1;
         let ran_count = records.iter().filter(|r| r.outcome.status() != Status::NotRun).count();

@@ -68,7 +68,7 @@ pub fn write_summary(w: &mut dyn Write, entries: &[DetectEntry], run: &DetectRun
         let grouped = matches!(e.verdict, OrderVerdict::Victim | OrderVerdict::Brittle);
         let mut parts = Vec::new();
         if !grouped && !e.cleaners.is_empty() {
-            parts.push(format!("masked by {}", e.cleaners.join(", ")));
+            parts.push(format!("masked by {}", super::screen::cleaners(e)));
         }
         if let Some(r) = &e.failure_rate {
             parts.push(format!(

@@ -16,20 +16,9 @@ use crate::reproduce::shell_line;
 pub fn attach(entries: &mut [DetectEntry], target: &dyn OrderTarget) {
     let exe = target.describe();
     let libtest = target.kind_name() == "libtest";
-    let backtrace = user_backtrace();
+    let backtrace: Vec<String> = user_backtrace().into_iter().map(|(v, x)| format!("{v}={x}")).collect();
     for e in entries.iter_mut() {
-        let order: Option<(Vec<String>, Option<u64>)> = match e.verdict {
-            OrderVerdict::Victim => e.polluters.iter().find_map(|p| {
-                let pair = [p.clone(), e.name.clone()];
-                e.evidence
-                    .iter()
-                    .find(|ev| ev.kind == EvidenceKind::Confirm && ev.order == pair && ev.message.is_some())
-                    .map(|ev| (pair.to_vec(), ev.seed))
-            }),
-            OrderVerdict::Brittle | OrderVerdict::Fail => Some((vec![e.name.clone()], None)),
-            _ => None,
-        };
-        e.reproduce = order.map(|(names, seed)| {
+        e.reproduce = finding_order(e).map(|(names, seed)| {
             let line = if libtest {
                 libtest_line(&exe, &names, seed)
             } else {
@@ -40,16 +29,33 @@ pub fn attach(entries: &mut [DetectEntry], target: &dyn OrderTarget) {
     }
 }
 
-/// The user's backtrace setting, `VAR=value` each, where one asks for a backtrace: detect's own
-/// processes run without (see `probe::BACKTRACE_VARS`), the reproduce line shows it.
-fn user_backtrace() -> Vec<String> {
+/// The scenarios (and libtest seed) of one process that shows the finding: a victim's first
+/// confirmed culprit then the victim, a brittle or failing scenario alone.
+pub fn finding_order(e: &DetectEntry) -> Option<(Vec<String>, Option<u64>)> {
+    match e.verdict {
+        OrderVerdict::Victim => e.polluters.iter().find_map(|p| {
+            let pair = [p.clone(), e.name.clone()];
+            e.evidence
+                .iter()
+                .find(|ev| ev.kind == EvidenceKind::Confirm && ev.order == pair && ev.message.is_some())
+                .map(|ev| (pair.to_vec(), ev.seed))
+        }),
+        OrderVerdict::Brittle | OrderVerdict::Fail => Some((vec![e.name.clone()], None)),
+        _ => None,
+    }
+}
+
+/// The user's backtrace setting, (`VAR`, value) each, where one asks for a backtrace: detect's
+/// own processes run without (see `probe::BACKTRACE_VARS`), the reproduce line and one final
+/// run per finding have it.
+pub fn user_backtrace() -> Vec<(String, String)> {
     super::probe::BACKTRACE_VARS
         .iter()
         .filter_map(|v| {
             std::env::var(v)
                 .ok()
                 .filter(|x| !x.is_empty() && x != "0")
-                .map(|x| format!("{v}={x}"))
+                .map(|x| ((*v).to_owned(), x))
         })
         .collect()
 }

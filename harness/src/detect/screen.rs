@@ -51,6 +51,7 @@ fn same_cause(a: &DetectEntry, b: &DetectEntry) -> bool {
         && a.package == b.package
         && sorted(culprits(a)) == sorted(culprits(b))
         && sorted(&a.cleaners) == sorted(&b.cleaners)
+        && a.cleaners_stopped == b.cleaners_stopped
         && how(a) == how(b)
 }
 
@@ -113,6 +114,14 @@ fn list(names: &[String]) -> String {
     }
 }
 
+/// The cleaners, as "at least" these with the reason where the search stopped early.
+pub(super) fn cleaners(e: &DetectEntry) -> String {
+    match &e.cleaners_stopped {
+        None => list(&e.cleaners),
+        Some(why) => format!("at least {} ({why})", list(&e.cleaners)),
+    }
+}
+
 /// The block's fix: its first mechanism's, with the culprit's and victim's names made general
 /// where the block has several.
 fn fix(b: &Block) -> Option<String> {
@@ -145,7 +154,7 @@ pub fn write_blocks(w: &mut dyn Write, entries: &[DetectEntry]) -> std::io::Resu
             format!("{}  {relation} {}", list(&names), list(culprits(first)))
         };
         if !first.cleaners.is_empty() {
-            who.push_str(&format!("; masked by {}", list(&first.cleaners)));
+            who.push_str(&format!("; masked by {}", cleaners(first)));
         }
         if let Some(m) = first.evidence.iter().find_map(|ev| ev.message.as_deref()) {
             who.push_str(&format!(": {}", crate::model::headline(m)));

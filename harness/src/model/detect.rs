@@ -128,6 +128,10 @@ pub struct DetectEntry {
     pub state_setters: Vec<String>,
     /// Scenarios that, run between a culprit and this one, mask the effect.
     pub cleaners: Vec<String>,
+    /// Set when the cleaner search stopped before it could tell there are no more (a cap, the
+    /// budget, a search that gave up): `cleaners` lists at least these, and this says why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cleaners_stopped: Option<String>,
     /// For flaky only: how often it failed.
     pub failure_rate: Option<FailureRate>,
     /// The runs that show the verdict.
@@ -144,6 +148,10 @@ pub struct DetectEntry {
     /// could not be observed; `detect-run.json` notes say why).
     #[serde(default)]
     pub mechanism: Vec<Mechanism>,
+    /// The failure message of one final run of the finding (the `reproduce` order) with the
+    /// user's `RUST_BACKTRACE`, when the user set one: screening runs go without backtraces.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backtrace: Option<String>,
     /// For an `unknown` verdict: the runs that would decide it, which `--budget` left out.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub would_decide: Vec<WouldDecide>,

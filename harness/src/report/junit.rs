@@ -202,6 +202,9 @@ fn entry_text(e: &DetectEntry) -> String {
             t.push_str(&format!("{label}: {}\n", list.join(", ")));
         }
     }
+    if let Some(why) = &e.cleaners_stopped {
+        t.push_str(&format!("cleaners: at least the above ({why})\n"));
+    }
     if let Some(r) = &e.reproduce {
         t.push_str(&format!("reproduce: {r}\n"));
     }

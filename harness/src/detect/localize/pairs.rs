@@ -9,7 +9,8 @@ use crate::errors::Error;
 
 impl Localizer<'_, '_, '_> {
     /// Try each of `candidates` alone before `target`: a culprit is confirmed by
-    /// [`CONFIRM_RUNS`](super::CONFIRM_RUNS) pair runs, an innocent one costs one run.
+    /// [`CONFIRM_RUNS`](super::CONFIRM_RUNS) pair runs (one for a hint), an innocent one costs
+    /// one run.
     pub(super) fn pair_each(&mut self, candidates: &[String], target: &str, effect: Effect, out: &mut Localized) -> Result<(), Error> {
         for c in candidates {
             if out.culprits.len() >= MAX_CULPRITS || self.cut {

@@ -24,6 +24,8 @@ pub(crate) struct DetectEntry {
     #[serde(default)]
     pub cleaners: Vec<String>,
     #[serde(default)]
+    pub cleaners_stopped: Option<String>,
+    #[serde(default)]
     pub failure_rate: Option<FailureRate>,
     #[serde(default)]
     pub evidence: Vec<Evidence>,
@@ -39,6 +41,8 @@ pub(crate) struct DetectEntry {
     pub reproduce: Option<String>,
     #[serde(default)]
     pub mechanism: Vec<Mechanism>,
+    #[serde(default)]
+    pub backtrace: Option<String>,
 }
 
 /// How a culprit acts on a victim or brittle scenario: env, cwd, file or memory.

@@ -105,13 +105,21 @@ fn row(out: &mut String, x: &DetectEntry) {
         badge(&x.verdict),
         list(&x.polluters),
         list(&x.state_setters),
-        list(&x.cleaners),
+        cleaners(x, list(&x.cleaners)),
         mechanism(x),
         data_v(x.failure_rate.as_ref().map(|f| f.estimate)),
         hazards(x),
         shifts(x),
         evidence(x),
     );
+}
+
+/// The cleaners cell: "at least" these, with the reason, when the search stopped early.
+fn cleaners(x: &DetectEntry, listed: String) -> String {
+    match &x.cleaners_stopped {
+        None => listed,
+        Some(why) => format!("at least:<br>{listed}<br><span class=\"muted\">{}</span>", e(why)),
+    }
 }
 
 fn mechanism(x: &DetectEntry) -> String {
@@ -198,6 +206,13 @@ fn evidence(x: &DetectEntry) -> String {
     if let Some(r) = &x.reproduce {
         let _ = write!(out, "<p class=\"label\">reproduce</p><pre><code>{}</code></pre>", e(r));
     }
+    if let Some(b) = &x.backtrace {
+        let _ = write!(
+            out,
+            "<details><summary>with the user's RUST_BACKTRACE</summary><pre>{}</pre></details>",
+            e(b)
+        );
+    }
     out
 }
 
@@ -207,5 +222,41 @@ fn origin(x: &DetectEntry) -> String {
         (Some(p), Some(b)) => format!("<br><span class=\"muted\">{}/{}</span>", e(p), e(b)),
         (None, Some(b)) => format!("<br><span class=\"muted\">{}</span>", e(b)),
         _ => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stopped_cleaner_search_reads_at_least_with_its_reason_escaped() {
+        let x: DetectEntry = serde_json::from_str(
+            r#"{"name":"v","verdict":"victim","polluters":["p"],"cleaners":["c1","c2"],
+                "cleaners_stopped":"the search stops at 8 cleaners of <p>"}"#,
+        )
+        .unwrap();
+        let mut out = String::new();
+        row(&mut out, &x);
+        assert!(out.contains("at least:<br>c1<br>c2"), "{out}");
+        assert!(out.contains("cleaners of &lt;p&gt;"), "{out}");
+        let mut x = x;
+        x.cleaners_stopped = None;
+        let mut out = String::new();
+        row(&mut out, &x);
+        assert!(!out.contains("at least"), "{out}");
+    }
+
+    #[test]
+    fn a_final_runs_backtrace_is_shown_escaped() {
+        let x: DetectEntry = serde_json::from_str(
+            r#"{"name":"v","verdict":"victim","polluters":["p"],"evidence":[{"kind":"confirm","outcome":"failed","message":"boom"}],
+                "backtrace":"panicked at <src/lib.rs>\nstack backtrace:\n   0: v::f"}"#,
+        )
+        .unwrap();
+        let mut out = String::new();
+        row(&mut out, &x);
+        assert!(out.contains("with the user's RUST_BACKTRACE"), "{out}");
+        assert!(out.contains("panicked at &lt;src/lib.rs&gt;\nstack backtrace:"), "{out}");
     }
 }
