@@ -291,6 +291,18 @@ fn compare_explains_a_counted_change_by_function() {
     let md = std::fs::read_to_string(dir.path().join("compare.md")).unwrap();
     assert!(md.contains("`fixture_counters::checksum +"), "{md}");
     assert!(md.contains("fixture_counters::extra_pass (new)"), "{md}");
+    // The terminal: the row, then its top 3 functions right under it.
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let under = stdout
+        .lines()
+        .skip_while(|l| !(l.starts_with("| 🔴 | `count/explain` | instructions |")))
+        .nth(1)
+        .unwrap_or_default();
+    assert!(under.starts_with("    fixture_counters::checksum +"), "{stdout}");
+    assert!(
+        !stdout.contains("### Where the instructions changed"),
+        "top 3 under the row, not md's top 5"
+    );
     let cycles = rows.iter().find(|e| e.metric == "estimated_cycles").unwrap();
     assert!(cycles.explain.is_none(), "only instructions rows are explained");
 }

@@ -26,6 +26,9 @@ pub(crate) fn run(a: &HistoryArgs) -> Result<u8, Error> {
                     c.ratio,
                     c.p_value
                 );
+                for line in c.explain.iter().flat_map(|x| crate::explain::terminal_lines(x, 3)) {
+                    println!("{line}");
+                }
             }
             println!("{} change(s); report: {}", changes.len(), out.join("index.html").display());
             Ok(if recent { ExitCodes::FAILURES } else { ExitCodes::OK })
