@@ -16,7 +16,7 @@ for r in $(seq "$rounds"); do
     s=$(date +%s.%N)
     HARNESS_EXPLAIN=$e "$suite" --seed 1 --counters=valgrind "$@" --out "$d" > "$d.log" 2>&1 || true
     t=$(echo "$(date +%s.%N) - $s" | bc)
-    kept=$(grep -o '"profile"' "$d/results.jsonl" | wc -l)
+    kept=$( (grep -o '"profile"' "$d/results.jsonl" || true) | wc -l)
     rows=$(grep -c '"instructions"' "$d/results.jsonl" || true)
     echo "round $r HARNESS_EXPLAIN=$e: $t s, results.jsonl $(du -k "$d/results.jsonl" | cut -f1) KiB, profiles kept: $kept, records with instructions: $rows, load $(cut -d' ' -f1-3 /proc/loadavg)"
   done
