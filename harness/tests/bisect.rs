@@ -234,6 +234,11 @@ fn counters_name_the_commit_in_log2_steps(ids: &[String]) {
     let spin = explain.iter().take(3).find(|e| e["function"].as_str().unwrap().ends_with("::spin"));
     assert!(spin.is_some_and(grew), "spin among the first three: {explain:?}");
     assert_eq!(explain.last().unwrap()["function"], "other");
+    let printed = all.split("where the instructions changed").nth(1).unwrap_or_default();
+    assert!(
+        printed.lines().take(4).any(|l| l.starts_with("    ") && l.contains("::spin +")),
+        "the terminal names spin under the conclusion: {all}"
+    );
     assert!(
         j["reproduce"].as_array().unwrap().iter().any(|a| a == ids[7].as_str()),
         "main pinned to its commit"

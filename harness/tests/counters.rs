@@ -293,8 +293,64 @@ fn compare_explains_a_counted_change_by_function() {
     let md = std::fs::read_to_string(dir.path().join("compare.md")).unwrap();
     assert!(md.contains("`fixture_counters::checksum +"), "{md}");
     assert!(md.contains("fixture_counters::extra_pass (new)"), "{md}");
+    // The terminal: the row, then its top 3 functions right under it.
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let under = stdout
+        .lines()
+        .skip_while(|l| !(l.starts_with("| 🔴 | `count/explain` | instructions |")))
+        .nth(1)
+        .unwrap_or_default();
+    assert!(under.starts_with("    fixture_counters::checksum +"), "{stdout}");
+    assert!(
+        !stdout.contains("### Where the instructions changed"),
+        "top 3 under the row, not md's top 5"
+    );
     let cycles = rows.iter().find(|e| e.metric == "estimated_cycles").unwrap();
     assert!(cycles.explain.is_none(), "only instructions rows are explained");
+    let html = std::fs::read_to_string(dir.path().join("index.html")).unwrap();
+    assert!(html.contains("<title>fixture_counters::checksum: baseline"), "the HTML draws it");
+}
+
+/// A stripped copy of the fixture: the comparison still decides, the row says that symbols are
+/// missing, and the functions are named by address in their object, which `addr2line` on the
+/// unstripped fixture turns back into `checksum`.
+fn a_stripped_binary_is_explained_by_address() {
+    let dir = tempfile::tempdir().unwrap();
+    let stripped = dir.path().join("stripped_fixture");
+    let o = Command::new("objcopy").arg("--strip-all").arg(FIXTURE).arg(&stripped).output();
+    assert!(
+        o.is_ok_and(|o| o.status.success()),
+        "objcopy --strip-all (binutils) makes the stripped copy"
+    );
+    let s = stripped.to_str().unwrap();
+    let env = "FIXTURE_COUNTERS_EXPLAIN=1";
+    let args = ["compare", "--baseline", s, "--candidate", s, "--counters=valgrind", "count/explain"];
+    let out = fixture(dir.path(), &[&args[..], &["--runs", "2", "--candidate-env", env]].concat(), &[]);
+    assert!(
+        out.status.code().is_some_and(|c| c <= 1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows = compare_rows(dir.path());
+    let row = rows.iter().find(|e| e.metric == "instructions").expect("an instructions row");
+    assert_eq!(row.verdict, CompareVerdict::Regressed, "{row:?}");
+    assert!(row.note.as_deref().is_some_and(|n| n.contains("no symbols")), "{row:?}");
+    let explain = row.explain.as_ref().expect("explained by address");
+    let first = &explain[0].function;
+    let offset = first.strip_prefix("stripped_fixture+0x").unwrap_or_else(|| panic!("{explain:?}"));
+    let change = row.candidate.as_ref().unwrap().center - row.baseline.as_ref().unwrap().center;
+    assert!((0.85..0.99).contains(&(explain[0].delta / change)), "{explain:?}");
+    assert!(
+        explain.iter().any(|e| e.status == Some(ExplainStatus::New)),
+        "extra_pass's address is new"
+    );
+    if let Ok(o) = Command::new("addr2line")
+        .args(["-f", "-C", "-e", FIXTURE, &format!("0x{offset}")])
+        .output()
+    {
+        let name = String::from_utf8_lossy(&o.stdout);
+        assert!(name.starts_with("fixture_counters::checksum"), "{first} is {name}");
+    }
 }
 
 /// Under a budget the counter rows are judged sequentially: rows that count the same in every
@@ -430,6 +486,10 @@ fn main() -> std::process::ExitCode {
         with_valgrind(
             "compare_explains_a_counted_change_by_function",
             compare_explains_a_counted_change_by_function,
+        ),
+        with_valgrind(
+            "a_stripped_binary_is_explained_by_address",
+            a_stripped_binary_is_explained_by_address,
         ),
         with_valgrind(
             "under_a_budget_exact_counter_rows_decide_at_the_first_look",

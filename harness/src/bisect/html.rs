@@ -57,6 +57,12 @@ pub(crate) fn render(f: &BisectFile) -> String {
         "<p class=\"muted\">Each dot is one step's value of the commit, the bar its 95% interval; red: moved more than half way to \
          bad, green: not; the red line is before the likeliest first bad commit.</p></div>",
     );
+    let first_bad = f.first_bad.as_deref().map_or("", short);
+    body.push_str(&crate::explain::html_section(
+        f.explain
+            .as_deref()
+            .map(|x| (format!("{} {} at {first_bad}", f.scenario, f.metric), x)),
+    ));
     commits_table(&mut body, f);
     steps_table(&mut body, f);
     let _ = write!(

@@ -31,6 +31,12 @@ pub(crate) fn bisect(opts: &BisectOptions) -> Result<u8, Error> {
     reporters.push(&mut jsonl);
     let outcome = run_bisect(opts, range, builds, &out, &mut reporters)?;
     println!("{}", outcome.file.message);
+    if let Some(x) = &outcome.file.explain {
+        println!("  where the instructions changed (self cost per call, top 3):");
+        for line in crate::explain::terminal_lines(x, 3) {
+            println!("{line}");
+        }
+    }
     println!("reproduce: {}", crate::reproduce::shell_line(&outcome.file.reproduce));
     for f in files(&out) {
         println!("bisect: {}", f.display());

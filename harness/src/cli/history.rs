@@ -15,21 +15,7 @@ pub(crate) fn run(a: &HistoryArgs) -> Result<u8, Error> {
         HistoryCommand::Check { db, out, window } => {
             let (changes, recent) = commands::check(db, out, *window as usize)?;
             for c in &changes {
-                let what = if c.environment_changed() { "environment changed" } else { "change" };
-                println!(
-                    "{what}  {} {}  at run {} ({})  {:.4} -> {:.4}  x{:.3}  p={:.3}",
-                    c.name,
-                    c.metric,
-                    c.run,
-                    c.label.as_deref().or(c.commit.as_deref()).unwrap_or(&c.started_at),
-                    c.before,
-                    c.after,
-                    c.ratio,
-                    c.p_value
-                );
-                if c.environment_changed() {
-                    println!("    the fingerprint changed here: {}", c.environment.join("; "));
-                }
+                println!("{}", commands::change_text(c));
             }
             println!("{} change(s); report: {}", changes.len(), out.join("index.html").display());
             Ok(if recent { ExitCodes::FAILURES } else { ExitCodes::OK })

@@ -201,6 +201,16 @@ fn cut(s: &str, max: usize) -> String {
 
 /// The whole comment. `mde_report` is the size (fraction) "what this cannot catch" is stated for.
 pub(crate) fn render(entries: &[CompareEntry], run: &CompareRun, mde_report: f64) -> String {
+    render_for(entries, run, mde_report, false)
+}
+
+/// The comment as the terminal shows it: each explained row's top 3 functions right under the
+/// row (a plain-text reader sees them beside the number), instead of compare.md's section.
+pub(crate) fn render_terminal(entries: &[CompareEntry], run: &CompareRun, mde_report: f64) -> String {
+    render_for(entries, run, mde_report, true)
+}
+
+fn render_for(entries: &[CompareEntry], run: &CompareRun, mde_report: f64, terminal: bool) -> String {
     let mut md = String::from("## Performance comparison\n\n");
     let count = |v| entries.iter().filter(|e| e.verdict == v).count();
     let _ = writeln!(
@@ -224,8 +234,19 @@ pub(crate) fn render(entries: &[CompareEntry], run: &CompareRun, mde_report: f64
     for e in entries {
         md += &row(e, usize::MAX);
         md.push('\n');
+        for line in e
+            .explain
+            .iter()
+            .filter(|_| terminal)
+            .flat_map(|x| crate::explain::terminal_lines(x, 3))
+        {
+            md += &line;
+            md.push('\n');
+        }
     }
-    md += &crate::explain::markdown_section(entries);
+    if !terminal {
+        md += &crate::explain::markdown_section(entries);
+    }
     let notes: Vec<&CompareEntry> = entries.iter().filter(|e| e.note.is_some()).collect();
     if !notes.is_empty() {
         md += "\n<details><summary>Notes</summary>\n\n";

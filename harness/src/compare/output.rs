@@ -63,7 +63,7 @@ fn step_summary(full: &str, md: &str) -> Result<(), Error> {
     writeln!(f, "{text}").map_err(io_err("appending to GITHUB_STEP_SUMMARY"))
 }
 
-/// Prints compare.md's text when a comparison finishes.
+/// Prints compare.md's text when a comparison finishes, explained rows' top 3 functions under them.
 pub struct CompareSummary<W: Write> {
     out: W,
     mde_report: f64,
@@ -79,7 +79,7 @@ impl<W: Write> CompareSummary<W> {
 impl<W: Write + Send> Reporter for CompareSummary<W> {
     fn on_event(&mut self, event: &RunEvent<'_>) -> Result<(), Error> {
         if let RunEvent::Finished(Done::Compare { entries, run }) = event {
-            let md = markdown::render(entries, run, self.mde_report);
+            let md = markdown::render_terminal(entries, run, self.mde_report);
             writeln!(self.out, "{md}").map_err(io_err("printing the comparison"))?;
         }
         Ok(())

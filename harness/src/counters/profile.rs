@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use crate::model::Profile;
 
 /// Instructions (`Ir`) per function of one dump, unsorted, and the objects that had code
-/// without a symbol (named `unnamed code in <object>`).
+/// without a symbol (named by address, `<object>+0x<offset>`).
 pub(crate) fn self_costs(text: &str) -> Result<(HashMap<String, u64>, Vec<String>), String> {
     let mut positions = 1;
     let mut ir_column = None;
@@ -93,11 +93,14 @@ fn is_address(name: &str) -> bool {
         .is_some_and(|h| !h.is_empty() && h.chars().all(|c| c.is_ascii_hexdigit()))
 }
 
-/// Demangled without hash; a recursion depth (`'2`) dropped; an address grouped by object.
+/// Demangled without hash; a recursion depth (`'2`) dropped; code without a symbol as
+/// `object+0xoffset` (Callgrind's address is the offset in its object, so `addr2line -e` on an
+/// unstripped copy of the object names it).
 fn function_name(raw: &str, object: &str) -> String {
     if is_address(raw) {
-        let obj = object.rsplit('/').next().filter(|o| !o.is_empty()).unwrap_or("an unknown object");
-        return format!("unnamed code in {obj}");
+        let obj = object.rsplit('/').next().filter(|o| !o.is_empty()).unwrap_or("unknown object");
+        let offset = raw[2..].trim_start_matches('0');
+        return format!("{obj}+0x{}", if offset.is_empty() { "0" } else { offset });
     }
     let base = match raw.rsplit_once('\'') {
         Some((b, depth)) if !depth.is_empty() && depth.chars().all(|c| c.is_ascii_digit()) => b,
@@ -114,7 +117,7 @@ pub(crate) fn profile(costs: HashMap<String, u64>, unnamed: &[String]) -> Profil
     let rest = all[keep..].iter().map(|(_, v)| *v as f64).sum();
     let note = (!unnamed.is_empty()).then(|| {
         format!(
-            "no symbols for some code (stripped?) in {}: its instructions are grouped by object",
+            "no symbols for some code (stripped?) in {}: explained by address in its object (object+0xoffset)",
             unnamed.join(", ")
         )
     });
@@ -164,7 +167,8 @@ fn=(1)
         assert_eq!(costs["explain::checksum"], 400, "100 + 200 + 100; the call's 1000 is inclusive");
         assert_eq!(costs["core::ptr::drop_in_place"], 10);
         assert_eq!(costs["spin"], 1, "recursion depth dropped");
-        assert_eq!(costs["unnamed code in libstripped.so"], 700, "addresses grouped by object");
+        assert_eq!(costs["libstripped.so+0x1a2b0"], 400, "an address named in its object");
+        assert_eq!(costs["libstripped.so+0x1a300"], 300);
         assert_eq!(costs.values().sum::<u64>(), 1111, "self costs add up to the summary");
         assert_eq!(unnamed, vec!["/lib/libstripped.so".to_owned()]);
     }
@@ -173,8 +177,8 @@ fn=(1)
     fn a_profile_keeps_the_costly_functions_and_says_when_symbols_are_missing() {
         let (costs, unnamed) = self_costs(DUMP).unwrap();
         let p = profile(costs, &unnamed);
-        assert_eq!(p.functions[0], ("unnamed code in libstripped.so".to_owned(), 700.0));
-        assert_eq!(p.functions[1].0, "explain::checksum");
+        assert_eq!(p.functions[0], ("explain::checksum".to_owned(), 400.0), "ties by name");
+        assert_eq!(p.functions[1], ("libstripped.so+0x1a2b0".to_owned(), 400.0));
         assert_eq!(p.functions.iter().map(|f| f.1).sum::<f64>() + p.rest, 1111.0);
         assert!(p.note.unwrap().contains("libstripped.so"));
     }

@@ -7,12 +7,14 @@
 //! between the row's centres and the profiles' sums; the `delta`s add up to the row's change.
 //! Inlined functions count in the function they were inlined into.
 
+mod html;
 mod render;
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::model::{CompareEntry, CompareVerdict, ExplainEntry, ExplainStatus, Profile, RunRecord};
 
+pub use html::{HTML_TOP, html_section, html_view};
 pub use render::{markdown_lines, markdown_section, terminal_lines};
 
 /// Entries listed before `other`.

@@ -32,7 +32,21 @@ pub fn markdown_lines(explain: &[ExplainEntry], top: usize) -> Vec<String> {
 /// The terminal's lines under a changed row (top 3).
 pub fn terminal_lines(explain: &[ExplainEntry], top: usize) -> Vec<String> {
     let (entries, total) = listed(explain, top);
-    entries.map(|e| format!("    {}", describe(e, total, |s| s.to_owned()))).collect()
+    entries.map(|e| format!("    {}", describe(e, total, printable))).collect()
+}
+
+/// A name as the terminal shows it: control characters (an escape sequence in a symbol would
+/// drive the terminal) written out as escapes.
+fn printable(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_debug().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 /// A name inside a markdown code span: backticks would end it, HTML is inert there.

@@ -67,5 +67,54 @@ fn a_side_is_the_mean_of_its_processes_and_shown_top_first_escaped() {
         md[1], "  - `a::<g>'x (new) +1 instr/call, 1% of the change`",
         "a backtick cannot end the span"
     );
-    assert_eq!(terminal_lines(&x, 1).len(), 1);
+    assert_eq!(terminal_lines(&x, 1), ["    a::f +100 instr/call, 99% of the change"]);
+    let hostile = explain(&side(&[]), &side(&[("a::\x1b[2Jf", 5.0)]), 0.0, 5.0);
+    assert_eq!(
+        terminal_lines(&hostile, 3)[0],
+        "    a::\\u{1b}[2Jf (new) +5 instr/call, 100% of the change",
+        "an escape sequence is written out, not sent to the terminal"
+    );
+}
+
+#[test]
+fn the_html_view_draws_one_bar_per_entry_coloured_by_sign_with_names_escaped() {
+    let mut b: Vec<(String, f64)> = (0..30).map(|i| (format!("a::f{i:02}"), 1000.0)).collect();
+    let mut c: Vec<(String, f64)> = (0..30).map(|i| (format!("a::f{i:02}"), 1000.0 + i as f64)).collect();
+    b.push(("alloc::vec::Vec<T>::push".into(), 900.0));
+    c.push(("alloc::vec::Vec<T>::push".into(), 100.0));
+    c.push(("a::<fresh>\"'&".into(), 500.0));
+    let side = |f: &[(String, f64)]| SideProfile {
+        functions: f.iter().cloned().collect(),
+        processes: 1,
+        note: None,
+    };
+    let (bt, ct) = (b.iter().map(|f| f.1).sum::<f64>(), c.iter().map(|f| f.1).sum::<f64>());
+    let x = explain(&side(&b), &side(&c), bt, ct);
+    let html = html_view("scen<x> instructions", &x);
+    assert_eq!(html.matches("<rect class=\"bar\"").count(), HTML_TOP + 1, "the top 20 and other");
+    assert!(
+        html.contains("alloc::vec::Vec&lt;T&gt;::push") && !html.contains("Vec<T>"),
+        "{html}"
+    );
+    assert!(
+        html.contains("a::&lt;fresh&gt;&quot;&#39;&amp; (new)"),
+        "new marked, escaped: {html}"
+    );
+    assert!(html.contains("scen&lt;x&gt;") && !html.contains("<x>"));
+    // Vec::push shrank (green), the new function and a::f29 grew (red), other is grey.
+    let bar = |name: &str| {
+        let at = html.find(&format!("<title>{name}")).unwrap_or_else(|| panic!("{name}: {html}"));
+        let rect = html[..at].rfind("<rect").unwrap();
+        html[rect..at].to_owned()
+    };
+    assert!(bar("alloc::vec::Vec&lt;T&gt;::push").contains("#2f855a"));
+    assert!(bar("a::f29").contains("#c53030"));
+    assert!(bar("a::&lt;fresh&gt;").contains("stroke-dasharray"), "one side only: dashed");
+    assert!(bar("other").contains("#8a94a3"));
+    assert!(
+        !html.contains("<title>a::f05"),
+        "the 30 small changes beyond the top 20 are in other"
+    );
+    assert_eq!(html_section(std::iter::empty()), "", "no explained row: no section");
+    assert!(html_section([("s m".to_owned(), x.as_slice())]).contains("Where the instructions changed"));
 }

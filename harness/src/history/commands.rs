@@ -37,6 +37,31 @@ pub fn check(db: &Path, out: &Path, window: usize) -> Result<(Vec<Change>, bool)
     Ok((changes, recent))
 }
 
+/// One change as `history check` prints it: a line, then for a counted change the top 3
+/// functions behind it, indented.
+pub fn change_text(c: &Change) -> String {
+    let what = if c.environment_changed() { "environment changed" } else { "change" };
+    let mut text = format!(
+        "{what}  {} {}  at run {} ({})  {:.4} -> {:.4}  x{:.3}  p={:.3}",
+        c.name,
+        c.metric,
+        c.run,
+        c.label.as_deref().or(c.commit.as_deref()).unwrap_or(&c.started_at),
+        c.before,
+        c.after,
+        c.ratio,
+        c.p_value
+    );
+    if c.environment_changed() {
+        text += &format!("\n    the fingerprint changed here: {}", c.environment.join("; "));
+    }
+    for line in c.explain.iter().flat_map(|x| crate::explain::terminal_lines(x, 3)) {
+        text.push('\n');
+        text += &line;
+    }
+    text
+}
+
 /// `history report`: the trends alone, in `out/index.html`.
 pub fn report(db: &Path, out: &Path) -> Result<std::path::PathBuf, Error> {
     let store = open_existing(db)?;

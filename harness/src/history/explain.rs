@@ -91,6 +91,10 @@ mod tests {
         let sum: f64 = x.iter().map(|e| e.delta).sum();
         let step = 600.0 + (6 % 3) as f64 - (5 % 3) as f64;
         assert!((sum - step).abs() < 1e-6, "entries + other = the step between the runs: {sum}");
+        let printed = crate::history::commands::change_text(c);
+        let under: Vec<&str> = printed.lines().skip(1).collect();
+        assert!(under[0].starts_with("    app::checksum +500 instr/call"), "{printed}");
+        assert!(under[1].starts_with("    app::extra (new) +100"), "{printed}");
         let json = std::fs::read_to_string(dir.path().join("out/changes.json")).unwrap();
         assert!(json.contains("\"explain\"") && json.contains("app::checksum"), "{json}");
     }

@@ -61,6 +61,9 @@ fn render(runs: usize, series: &[Series], changes: &[Change]) -> String {
         }
         body.push_str("</tbody></table>");
     }
+    body.push_str(&crate::explain::html_section(changes.iter().filter_map(|c| {
+        Some((format!("{} {} at run {}", c.name, c.metric, c.run), c.explain.as_deref()?))
+    })));
     body.push_str("</section>");
     for s in series {
         let marks: Vec<usize> = changes

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Profile {
     /// `(function, instructions)`, costliest first. Demangled without hash; code without a
-    /// symbol is grouped by object as `unnamed code in <object>`.
+    /// symbol is named by its address in its object, `<object>+0x<offset>`.
     pub functions: Vec<(String, f64)>,
     /// Instructions of the functions not kept.
     pub rest: f64,

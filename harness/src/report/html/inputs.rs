@@ -196,6 +196,9 @@ pub(crate) struct CompareEntry {
     /// The counter source, for counter rows (`--counters`).
     #[serde(default)]
     pub source: Option<String>,
+    /// The functions behind a changed counted row (`explain`).
+    #[serde(default)]
+    pub explain: Option<Vec<crate::model::ExplainEntry>>,
 }
 
 /// A centre with its interval, in the metric's unit.

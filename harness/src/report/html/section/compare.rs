@@ -31,6 +31,11 @@ pub(crate) fn compare(out: &mut String, c: &CompareContext) {
             .then(dist(b).total_cmp(&dist(a)))
     });
     forest(out, &ordered);
+    out.push_str(&crate::explain::html_section(
+        ordered
+            .iter()
+            .filter_map(|x| Some((format!("{} {}", x.name, x.metric), x.explain.as_deref()?))),
+    ));
     out.push_str(
         "<h3>Entries</h3><div class=\"tools\"><input type=\"search\" placeholder=\"filter\" data-filter=\"compare-table\" aria-label=\"filter\"> \
          <span class=\"muted\" data-count-for=\"compare-table\"></span></div>\
