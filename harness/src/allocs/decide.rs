@@ -2,7 +2,7 @@
 //! vary, so any change is real and no interval or ratio applies. A row where any call of either
 //! side varied is left to the ordinary statistics (`Statistical`).
 
-use crate::model::MetricSample;
+use crate::model::{MetricSample, PerCall};
 
 /// How an allocation row changed between a baseline and a candidate.
 #[derive(Debug, Clone, PartialEq)]
@@ -49,6 +49,28 @@ pub fn exact_value(samples: &[MetricSample]) -> Option<u64> {
     let first = values.next()?;
     (first >= 0.0 && first.fract() == 0.0 && values.all(|v| v == first)).then_some(first as u64)
 }
+
+/// The count per call of an allocation metric's samples (one per process), or `None` for a
+/// metric no allocation source made.
+pub fn per_call(samples: &[&MetricSample]) -> Option<PerCall> {
+    if !samples.first()?.source.as_deref()?.starts_with(LABEL_PREFIX) {
+        return None;
+    }
+    let all = || {
+        samples
+            .iter()
+            .flat_map(|s| std::iter::once(s.value).chain(s.iterations.iter().copied()))
+    };
+    let (min, max) = (all().fold(f64::INFINITY, f64::min), all().fold(f64::NEG_INFINITY, f64::max));
+    Some(PerCall {
+        exact: min == max && min.fract() == 0.0,
+        min: min.max(0.0) as u64,
+        max: max.max(0.0).ceil() as u64,
+    })
+}
+
+/// What every allocation source's label starts with (`allocs-preload`, `allocs-wrapper`).
+pub const LABEL_PREFIX: &str = "allocs-";
 
 /// Decide one allocation metric between `before` and `after` (each side's processes' samples).
 pub fn decide(before: &[MetricSample], after: &[MetricSample]) -> AllocChange {
