@@ -2,7 +2,7 @@
 //! vary, so any change is real and no interval or ratio applies. A row where any call of either
 //! side varied is left to the ordinary statistics (`Statistical`).
 
-use crate::model::{MetricSample, PerCall};
+use crate::model::{CompareEntry, CompareVerdict, MetricSample, Outcome, PerCall, RunRecord};
 
 /// How an allocation row changed between a baseline and a candidate.
 #[derive(Debug, Clone, PartialEq)]
@@ -48,6 +48,44 @@ pub fn exact_value(samples: &[MetricSample]) -> Option<u64> {
         .flat_map(|s| std::iter::once(s.value).chain(s.iterations.iter().copied()));
     let first = values.next()?;
     (first >= 0.0 && first.fract() == 0.0 && values.all(|v| v == first)).then_some(first as u64)
+}
+
+/// Decide the allocation rows of a comparison exactly where both sides' calls were exact (from
+/// each side's run records); a row where a call varied keeps the ordinary statistics' verdict,
+/// with a note saying so.
+pub fn attach(entries: &mut [CompareEntry], baseline: &[RunRecord], candidate: &[RunRecord]) {
+    let samples = |runs: &[RunRecord], e: &CompareEntry| -> Vec<MetricSample> {
+        runs.iter()
+            .filter(|r| r.scenario == e.name && r.outcome == Outcome::Passed)
+            .filter_map(|r| r.metric(&e.metric))
+            .filter(|m| m.source.as_deref().is_some_and(|s| s.starts_with(LABEL_PREFIX)))
+            .cloned()
+            .collect()
+    };
+    for e in entries.iter_mut() {
+        let (before, after) = (samples(baseline, e), samples(candidate, e));
+        if before.is_empty() || after.is_empty() {
+            continue;
+        }
+        let change = decide(&before, &after);
+        let (verdict, ratio) = match change {
+            AllocChange::Statistical => {
+                e.note = Some("calls vary: decided by the ordinary statistics on each process's median".to_owned());
+                continue;
+            }
+            AllocChange::Unchanged(_) => (CompareVerdict::Unchanged, Some(1.0)),
+            AllocChange::Regressed { before, after } => (CompareVerdict::Regressed, (before > 0).then(|| after as f64 / before as f64)),
+            AllocChange::Improved { before, after } => (CompareVerdict::Improved, Some(after as f64 / before as f64)),
+        };
+        let (b, a) = (exact_value(&before).unwrap_or(0), exact_value(&after).unwrap_or(0));
+        // An exact count has no noise: no interval, no p-value, no band.
+        e.verdict = verdict;
+        e.ratio = ratio;
+        (e.low, e.high, e.p_value, e.p_adjusted, e.p_mann_whitney) = (None, None, None, None, None);
+        (e.noise_band, e.mde, e.runs_needed, e.level) = (None, None, None, None);
+        e.per_call = Some(change.display());
+        e.note = (b != a).then(|| format!("exact: {b} → {a} per call, in every call of every process"));
+    }
 }
 
 /// The count per call of an allocation metric's samples (one per process), or `None` for a

@@ -192,6 +192,9 @@ pub(crate) struct CompareEntry {
     /// The counter source, for counter rows (`--counters`).
     #[serde(default)]
     pub source: Option<String>,
+    /// An exact allocation row's change (`+1 per call`).
+    #[serde(default)]
+    pub per_call: Option<String>,
 }
 
 /// A centre with its interval, in the metric's unit.
