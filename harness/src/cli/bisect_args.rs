@@ -32,7 +32,8 @@ pub struct BisectArgs {
     /// The scenario, by its exact name as --list prints it.
     #[arg(long, value_name = "NAME")]
     pub scenario: String,
-    /// The metric followed [default: instructions with --counters, else latency_ns].
+    /// The metric followed [default: allocations with --allocs, instructions with --counters, else
+    /// latency_ns].
     #[arg(long, value_name = "M")]
     pub metric: Option<String>,
     /// Package built at each commit (`cargo build --release -p PACKAGE --bin BIN`).
@@ -80,7 +81,12 @@ pub(crate) fn bisect_options(a: &BisectArgs) -> Result<BisectOptions, Error> {
         metric: a
             .metric
             .clone()
-            .unwrap_or_else(|| if counting { "instructions" } else { "latency_ns" }.to_owned()),
+            .unwrap_or_else(|| match (a.measure.allocs, counting) {
+                (true, _) => "allocations",
+                (false, true) => "instructions",
+                (false, false) => "latency_ns",
+            }
+            .to_owned()),
         package: a.package.clone(),
         bin: a.bin.clone().unwrap_or_else(|| a.package.clone()),
         counters,
