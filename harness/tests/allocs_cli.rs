@@ -178,3 +178,63 @@ fn compare_allocs_decides_exact_rows_exactly() {
     let md = std::fs::read_to_string(dir.path().join("compare.md")).unwrap();
     assert!(md.contains("| +1 per call | regressed |"), "{md}");
 }
+
+#[test]
+fn history_finds_an_exact_step_of_one_allocation_per_call_at_its_run() {
+    let lib = common::interpose_lib();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("h.db");
+    for i in 1..=4 {
+        let out = dir.path().join(format!("r{i}"));
+        let extra = if i >= 3 { "1" } else { "0" };
+        let o = Command::new(FIXTURE)
+            .args([
+                "run",
+                "alloc/none",
+                "alloc/zeroed_4k",
+                "--allocs",
+                "--repeat",
+                "1",
+                "--seed",
+                &i.to_string(),
+            ])
+            .arg("--out")
+            .arg(&out)
+            .arg("--history")
+            .arg(&db)
+            .env("HARNESS_INTERPOSE_LIB", &lib)
+            .env("FIXTURE_ALLOCS_EXTRA", extra)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let check = dir.path().join("check");
+    let o = Command::new(FIXTURE)
+        .args(["history", "check", "--window", "2", "--db"])
+        .arg(&db)
+        .arg("--out")
+        .arg(&check)
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "a change in the newest runs: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let changes: Vec<serde_json::Value> = serde_json::from_str(&std::fs::read_to_string(check.join("changes.json")).unwrap()).unwrap();
+    let allocs: Vec<&serde_json::Value> = changes.iter().filter(|c| c["metric"] == "allocations").collect();
+    assert_eq!(allocs.len(), 1, "only alloc/none changed, once: {changes:?}");
+    assert_eq!(allocs[0]["name"], "alloc/none");
+    assert_eq!(allocs[0]["run"], 3);
+    assert_eq!(allocs[0]["per_call"], "+1 per call");
+    assert!(allocs[0]["ratio"].is_null(), "0 -> 1 has no ratio");
+    // Wall-time series go to the ordinary search; every allocation change is alloc/none's.
+    let counted = changes.iter().filter(|c| c["source"] == "allocs-preload");
+    assert!(counted.clone().all(|c| c["name"] == "alloc/none"), "{changes:?}");
+    assert_eq!(
+        counted.count(),
+        4,
+        "allocations, deallocations, alloc_bytes, peak_bytes: {changes:?}"
+    );
+}

@@ -113,10 +113,17 @@ pub const LABEL_PREFIX: &str = "allocs-";
 /// Decide one allocation metric between `before` and `after` (each side's processes' samples).
 pub fn decide(before: &[MetricSample], after: &[MetricSample]) -> AllocChange {
     match (exact_value(before), exact_value(after)) {
-        (Some(b), Some(a)) if a == b => AllocChange::Unchanged(a),
-        (Some(b), Some(a)) if a > b => AllocChange::Regressed { before: b, after: a },
-        (Some(b), Some(a)) => AllocChange::Improved { before: b, after: a },
+        (Some(b), Some(a)) => decide_exact(b, a),
         _ => AllocChange::Statistical,
+    }
+}
+
+/// Decide between two exact counts per call.
+pub fn decide_exact(before: u64, after: u64) -> AllocChange {
+    match after.cmp(&before) {
+        std::cmp::Ordering::Equal => AllocChange::Unchanged(after),
+        std::cmp::Ordering::Greater => AllocChange::Regressed { before, after },
+        std::cmp::Ordering::Less => AllocChange::Improved { before, after },
     }
 }
 

@@ -78,15 +78,14 @@ pub(crate) fn bisect_options(a: &BisectArgs) -> Result<BisectOptions, Error> {
         good: a.good.clone(),
         bad: a.bad.clone(),
         scenario: a.scenario.clone(),
-        metric: a
-            .metric
-            .clone()
-            .unwrap_or_else(|| match (a.measure.allocs, counting) {
+        metric: a.metric.clone().unwrap_or_else(|| {
+            match (a.measure.allocs, counting) {
                 (true, _) => "allocations",
                 (false, true) => "instructions",
                 (false, false) => "latency_ns",
             }
-            .to_owned()),
+            .to_owned()
+        }),
         package: a.package.clone(),
         bin: a.bin.clone().unwrap_or_else(|| a.package.clone()),
         counters,

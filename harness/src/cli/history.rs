@@ -15,6 +15,14 @@ pub(crate) fn run(a: &HistoryArgs) -> Result<u8, Error> {
         HistoryCommand::Check { db, out, window } => {
             let (changes, recent) = commands::check(db, out, *window as usize)?;
             for c in &changes {
+                if let Some(p) = &c.per_call {
+                    let at = c.label.as_deref().or(c.commit.as_deref()).unwrap_or(&c.started_at);
+                    println!(
+                        "change  {} {}  at run {} ({at})  {} -> {}  {p}  exact",
+                        c.name, c.metric, c.run, c.before, c.after
+                    );
+                    continue;
+                }
                 println!(
                     "change  {} {}  at run {} ({})  {:.4} -> {:.4}  x{:.3}  p={:.3}",
                     c.name,

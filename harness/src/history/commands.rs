@@ -20,7 +20,10 @@ pub fn check(db: &Path, out: &Path, window: usize) -> Result<(Vec<Change>, bool)
     let runs = store.runs()?;
     let series = build_series(&runs, &store.values()?);
     let config = ChangePointConfig::default();
-    let mut changes: Vec<Change> = series.iter().flat_map(|s| find_changes(s, &runs, &config)).collect();
+    let mut changes: Vec<Change> = series
+        .iter()
+        .flat_map(|s| super::alloc_changes::exact_changes(s, &runs).unwrap_or_else(|| find_changes(s, &runs, &config)))
+        .collect();
     super::explain::attach(&mut changes, &series, &runs, &store)?;
     create(out)?;
     let path = out.join("changes.json");

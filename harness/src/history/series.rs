@@ -68,6 +68,9 @@ pub struct Change {
     /// `explain`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub explain: Option<Vec<crate::model::ExplainEntry>>,
+    /// An exact allocation series (`--allocs`): the change per call, `+1 per call`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub per_call: Option<String>,
 }
 
 /// Groups stored values into series, each point one run.
@@ -147,6 +150,7 @@ pub fn find_changes(series: &Series, runs: &[StoredRun], config: &ChangePointCon
                 started_at: run.started_at.clone(),
                 source: series.source.clone(),
                 explain: None,
+                per_call: None,
             }
         })
         .collect()
