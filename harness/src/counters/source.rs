@@ -158,7 +158,12 @@ impl CounterSettings {
         CounterMeta {
             source: self.source.label(),
             processes: if self.source.separate_processes() { processes } else { 0 },
-            iterations: self.iterations,
+            // Allocation counting makes N and then 2N counted calls (the linearity check).
+            iterations: if matches!(self.source, CounterSource::Allocs { .. }) {
+                3 * self.iterations
+            } else {
+                self.iterations
+            },
             warmup: self.warmup,
             cache: if valgrind {
                 CACHE_ARGS.iter().map(|a| a.to_string()).collect()
