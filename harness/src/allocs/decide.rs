@@ -159,6 +159,29 @@ mod tests {
     }
 
     #[test]
+    fn per_call_spans_every_call_of_every_process_and_only_allocation_rows() {
+        let exact = side(&[3.0, 3.0]);
+        let p = per_call(&exact.iter().collect::<Vec<_>>()).unwrap();
+        assert_eq!(
+            (p.exact, p.min, p.max, p.display("allocations")),
+            (true, 3, 3, "3 allocs/call".to_owned())
+        );
+        // Equal process values (medians) over calls that differ are not exact.
+        let mut varies = side(&[0.0, 0.0]);
+        varies[1].iterations = vec![0.0, 1.0, 0.0];
+        let p = per_call(&varies.iter().collect::<Vec<_>>()).unwrap();
+        assert_eq!(
+            (p.exact, p.min, p.max, p.display("alloc_bytes")),
+            (false, 0, 1, "varies 0..1".to_owned())
+        );
+        let mut wall = side(&[5.0]);
+        wall[0].source = None;
+        assert_eq!(per_call(&[&wall[0]]), None, "wall time has no count per call");
+        wall[0].source = Some("perf".into());
+        assert_eq!(per_call(&[&wall[0]]), None, "nor do other counters");
+    }
+
+    #[test]
     fn a_side_that_varies_goes_to_the_statistics() {
         assert_eq!(decide(&side(&[1.0, 5.0]), &side(&[1.0, 1.0])), AllocChange::Statistical);
         assert_eq!(decide(&[], &side(&[1.0])), AllocChange::Statistical);
