@@ -238,3 +238,34 @@ fn history_finds_an_exact_step_of_one_allocation_per_call_at_its_run() {
         "allocations, deallocations, alloc_bytes, peak_bytes: {changes:?}"
     );
 }
+
+#[test]
+fn a_double_free_the_allocator_catches_is_the_scenarios_crash() {
+    let lib = common::interpose_lib();
+    let dir = tempfile::tempdir().unwrap();
+    let o = Command::new(FIXTURE)
+        .args(["run", "bad/double_free", "--allocs", "--repeat", "1", "--seed", "3", "--out"])
+        .arg(dir.path())
+        .env("HARNESS_INTERPOSE_LIB", &lib)
+        .env("FIXTURE_ALLOCS_DOUBLE_FREE", "1")
+        .output()
+        .unwrap();
+    assert_ne!(o.status.code(), Some(0), "a crashed scenario fails the run");
+    let r = results(dir.path());
+    let s = &r.summaries[0];
+    assert_eq!(s.scenario, "bad/double_free");
+    assert_eq!(
+        s.counts.crashed,
+        s.counts.total(),
+        "timed and counting processes abort: {:?}",
+        s.counts
+    );
+    assert!(s.counts.total() >= 2, "the counting process ran too: {:?}", s.counts);
+    for run in &r.runs {
+        assert!(
+            matches!(&run.outcome, harness::model::Outcome::Crashed { signal, .. } if signal == "SIGABRT"),
+            "{:?}",
+            run.outcome
+        );
+    }
+}

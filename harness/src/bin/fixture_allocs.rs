@@ -42,6 +42,24 @@ fn extra() -> Option<Box<u64>> {
         .then(|| Box::new(black_box(7u64)))
 }
 
+// Bad input, only with `FIXTURE_ALLOCS_DOUBLE_FREE=1` (so `run alloc/` stays clean): glibc
+// catches the second free and aborts; the crash is the scenario's result.
+harness::scenarios!(|| {
+    let on = std::env::var_os("FIXTURE_ALLOCS_DOUBLE_FREE").is_some_and(|v| v == "1");
+    on.then(|| {
+        Scenario::measure("bad/double_free", |b| {
+            b.iter(|| {
+                // SAFETY: deliberately not: the second free is the bad input the allocator catches.
+                unsafe {
+                    let p = libc::malloc(black_box(64));
+                    libc::free(black_box(p));
+                    libc::free(black_box(p));
+                }
+            })
+        })
+    })
+});
+
 harness::scenarios!(|| vec![
     Scenario::measure("alloc/none", |b| b.iter(|| (black_box(1u64) + 1, extra()))),
     Scenario::measure("alloc/zeroed_4k", |b| b.iter(|| vec![0u8; black_box(4096)])),
