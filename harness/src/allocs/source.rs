@@ -110,6 +110,23 @@ impl AllocSource {
     }
 }
 
+/// The `LD_PRELOAD` entry that loads `lib` into a counting process, before whatever `env` or
+/// the parent's environment already preloads. No `HARNESS_INTERPOSE_OUT`: the library then
+/// records no env or file effects, only the allocation windows the child opens.
+pub fn preload_env(lib: &Path, env: &std::collections::BTreeMap<String, String>) -> (String, String) {
+    let inherited = env
+        .get("LD_PRELOAD")
+        .cloned()
+        .or_else(|| std::env::var("LD_PRELOAD").ok())
+        .filter(|s| !s.is_empty());
+    let lib = lib.display().to_string();
+    let value = match inherited {
+        Some(rest) => format!("{lib}:{rest}"),
+        None => lib,
+    };
+    ("LD_PRELOAD".to_owned(), value)
+}
+
 /// Why a process without the wrapper or the preload counts nothing.
 pub fn not_counted_reason(exe: Option<&Path>) -> String {
     match exe.map(is_static_elf) {

@@ -116,6 +116,14 @@ pub struct MeasureArgs {
     /// counted calls, with --timeout x10. Scenarios marked uncounted (CUDA) are not counted.
     #[arg(long, value_name = "SOURCE", num_args = 0..=1, require_equals = true, default_missing_value = "auto")]
     pub counters: Option<CounterMode>,
+    /// Count each measurement's allocations per call (`allocations`, `deallocations`,
+    /// `alloc_bytes`, `peak_bytes`, `leaked_bytes`) in --counter-processes processes of its own
+    /// (wall-time processes stay unperturbed), each --counter-warmup uncounted calls then N and
+    /// 2N counted ones (N = --counter-iterations): exact where every call counted the same and
+    /// the 2N calls twice the N, else `varies`. Counts through libharness_interpose.so in
+    /// LD_PRELOAD, or the binary's harness::CountingAllocator (docs/allocations.md).
+    #[arg(long, conflicts_with = "counters")]
+    pub allocs: bool,
     /// Counting processes per measurement under valgrind (compare and calibrate: counting pairs
     /// per scenario, run before the wall-time pairs).
     #[arg(long, value_name = "N", value_parser = count::<1>, default_value_t = 3)]

@@ -32,7 +32,8 @@ pub struct BisectArgs {
     /// The scenario, by its exact name as --list prints it.
     #[arg(long, value_name = "NAME")]
     pub scenario: String,
-    /// The metric followed [default: instructions with --counters, else latency_ns].
+    /// The metric followed [default: allocations with --allocs, instructions with --counters, else
+    /// latency_ns].
     #[arg(long, value_name = "M")]
     pub metric: Option<String>,
     /// What is built at each commit.
@@ -74,10 +75,14 @@ pub(crate) fn bisect_options(a: &BisectArgs) -> Result<BisectOptions, Error> {
         good: a.good.clone(),
         bad: a.bad.clone(),
         scenario: a.scenario.clone(),
-        metric: a
-            .metric
-            .clone()
-            .unwrap_or_else(|| if counting { "instructions" } else { "latency_ns" }.to_owned()),
+        metric: a.metric.clone().unwrap_or_else(|| {
+            match (a.measure.allocs, counting) {
+                (true, _) => "allocations",
+                (false, true) => "instructions",
+                (false, false) => "latency_ns",
+            }
+            .to_owned()
+        }),
         target: a.build.target(),
         counters,
         budget: a.budget,

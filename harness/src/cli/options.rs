@@ -91,6 +91,17 @@ impl MeasureArgs {
 impl MeasureArgs {
     /// `--counters` resolved to a source that counts here, or why none does.
     pub(crate) fn counter_settings(&self) -> Result<Option<CounterSettings>, Error> {
+        if self.allocs {
+            // Not finding the library is no error: a binary with CountingAllocator needs none,
+            // and any other says per measurement why it was not counted.
+            return Ok(Some(CounterSettings {
+                source: CounterSource::Allocs {
+                    preload: crate::detect::preload::locate(),
+                },
+                iterations: self.counter_iterations,
+                warmup: self.counter_warmup,
+            }));
+        }
         let Some(mode) = self.counters else { return Ok(None) };
         Ok(Some(CounterSettings {
             source: CounterSource::resolve(mode)?,

@@ -171,6 +171,7 @@ fn blank_entry(m: &MetricInput) -> CompareEntry {
         noise: None,
         source: m.source.clone(),
         explain: None,
+        per_call: None,
     }
 }
 

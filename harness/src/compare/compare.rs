@@ -205,6 +205,7 @@ pub fn run_compare(plan: ComparePlan, opts: &CompareOptions, out: &OutDir, event
         Design::ResultDirs(inputs, runs) => {
             let mut entries = analyze(&inputs, &config);
             crate::explain::attach(&mut entries, &runs.0, &runs.1);
+            crate::allocs::decide::attach(&mut entries, &runs.0, &runs.1);
             (entries, None, None)
         }
     };
@@ -302,6 +303,7 @@ fn interleaved(
         (x, y)
     });
     crate::explain::attach(&mut entries, &ra, &rb);
+    crate::allocs::decide::attach(&mut entries, &ra, &rb);
     write_side(&out.file("baseline"), side_meta(&ta.describe(), s, &opts.command, host), ra)?;
     write_side(&out.file("candidate"), side_meta(&tb.describe(), s, &opts.command, host), rb)?;
     Ok((entries, report, counting))

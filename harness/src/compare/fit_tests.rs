@@ -35,6 +35,7 @@ fn entry(name: String, verdict: CompareVerdict, ratio: f64, mde: f64) -> Compare
         noise: None,
         source: None,
         explain: None,
+        per_call: None,
     }
 }
 

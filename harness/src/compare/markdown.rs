@@ -43,6 +43,9 @@ fn pct(r: f64) -> String {
 
 fn change(e: &CompareEntry) -> String {
     let level = e.level.map_or(String::new(), |l| format!(" ({:.1}% CI)", l * 100.0));
+    if let Some(p) = &e.per_call {
+        return escape(p);
+    }
     match (e.ratio, e.low, e.high) {
         (Some(r), Some(l), Some(h)) => format!("{} [{}, {}]{level}", pct(r), pct(l), pct(h)),
         _ => "—".into(),

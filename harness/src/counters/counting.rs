@@ -28,6 +28,9 @@ pub(crate) enum CountRequest {
         /// The source label stamped on each metric.
         label: String,
     },
+    /// The child counts allocations per call (`--allocs`): the preload library in its
+    /// `LD_PRELOAD`, or its own `CountingAllocator`.
+    Allocs,
 }
 
 /// A measurement's counting, inside the child.
@@ -40,6 +43,8 @@ pub(crate) enum Counting {
         counters: PerfCounters,
         per_call: Vec<Vec<f64>>,
     },
+    /// Allocations only (`--allocs`): where the counts come from, or why nothing counts here.
+    Allocs(Result<crate::allocs::AllocSource, String>),
 }
 
 impl Counting {
@@ -64,12 +69,14 @@ impl Counting {
                     per_call,
                 })
             }
+            // No source is no error: each measurement says it was not counted, and why.
+            CountRequest::Allocs => Ok(Counting::Allocs(crate::allocs::AllocSource::find())),
         }
     }
 
     /// Whether this process reports counts only (no wall time).
     pub(crate) fn counts_only(&self) -> bool {
-        matches!(self, Counting::Callgrind { .. })
+        matches!(self, Counting::Callgrind { .. } | Counting::Allocs(_))
     }
 
     /// Under Callgrind: `warmup` uncounted calls, then up to `iterations` counted ones, each
@@ -118,7 +125,7 @@ impl Counting {
     pub(crate) fn sample_start(&mut self) -> Result<(), String> {
         match self {
             Counting::Perf { counters, .. } => counters.start(),
-            Counting::Callgrind { .. } => Ok(()),
+            Counting::Callgrind { .. } | Counting::Allocs(_) => Ok(()),
         }
     }
 

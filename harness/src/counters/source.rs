@@ -35,6 +35,14 @@ pub enum CounterSource {
     },
     /// Hardware counters through perf_event_open.
     Perf,
+    /// Allocations per call (`--allocs`), in processes of their own started with the preload
+    /// library (`libharness_interpose.so`) in `LD_PRELOAD`, or counted by the binary's
+    /// `harness::CountingAllocator`; `preload` is `None` where the library was not found.
+    Allocs {
+        /// The preload library, if found.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        preload: Option<PathBuf>,
+    },
 }
 
 /// `--counters` as a command runs it: the source, and the calls of a process that only counts.
@@ -80,13 +88,20 @@ impl CounterSource {
                 format!("valgrind-callgrind {}", major_minor.join("."))
             }
             CounterSource::Perf => "perf".to_owned(),
+            CounterSource::Allocs { .. } => "allocs".to_owned(),
         }
+    }
+
+    /// Whether a counted process runs under valgrind (slow: a longer timeout, simulated caches).
+    pub fn is_valgrind(&self) -> bool {
+        matches!(self, CounterSource::Valgrind { .. })
     }
 
     /// Whether counting needs processes of its own (valgrind: their wall time means nothing),
     /// rather than counting inside the processes that measure wall time (perf).
     pub fn separate_processes(&self) -> bool {
-        matches!(self, CounterSource::Valgrind { .. })
+        // Allocation counting too: its hooks and windows would perturb wall time.
+        matches!(self, CounterSource::Valgrind { .. } | CounterSource::Allocs { .. })
     }
 }
 
@@ -139,11 +154,16 @@ impl CounterSettings {
     /// What a run's meta records of how it counted: the source, its fixed settings, and the
     /// measurements `selected` that it leaves uncounted, with why.
     pub(crate) fn meta(&self, processes: usize, selected: &[Listed]) -> CounterMeta {
-        let valgrind = self.source.separate_processes();
+        let valgrind = self.source.is_valgrind();
         CounterMeta {
             source: self.source.label(),
-            processes: if valgrind { processes } else { 0 },
-            iterations: self.iterations,
+            processes: if self.source.separate_processes() { processes } else { 0 },
+            // Allocation counting makes N and then 2N counted calls (the linearity check).
+            iterations: if matches!(self.source, CounterSource::Allocs { .. }) {
+                3 * self.iterations
+            } else {
+                self.iterations
+            },
             warmup: self.warmup,
             cache: if valgrind {
                 CACHE_ARGS.iter().map(|a| a.to_string()).collect()

@@ -65,10 +65,10 @@ fn run_one(variant: &Variant, request: &ChildRequest) -> ChildRecord {
     let result = panic::catch_unwind(AssertUnwindSafe(|| match &s.body {
         Body::Check(f) => f().map(|()| BenchEnd::Metrics(Vec::new())),
         Body::Measure(f) => {
-            // A Callgrind process counts as many calls as the parent asked: the scenario's own
-            // iterations and warm-up are for wall time.
+            // A Callgrind or allocation-counting process counts as many calls as the parent
+            // asked: the scenario's own iterations and warm-up are for wall time.
             let (iterations, warmup) = match &request.counters {
-                Some(CountRequest::Callgrind { .. }) => (request.iterations, request.warmup),
+                Some(CountRequest::Callgrind { .. } | CountRequest::Allocs) => (request.iterations, request.warmup),
                 _ => (s.iterations.unwrap_or(request.iterations), s.warmup.unwrap_or(request.warmup)),
             };
             let mut b = Bencher::new(iterations, warmup).with_gpu(request.gpu.unwrap_or_default());

@@ -133,7 +133,9 @@ impl Executor {
         let (mut iterations, mut warmup, mut timeout) = (self.config.iterations, self.config.warmup, job.timeout);
         if let Some(c) = counters.filter(|c| c.source.separate_processes()) {
             (iterations, warmup) = (c.iterations, c.warmup);
-            timeout = timeout.map(|t| t * VALGRIND_TIMEOUT_FACTOR);
+            if c.source.is_valgrind() {
+                timeout = timeout.map(|t| t * VALGRIND_TIMEOUT_FACTOR);
+            }
         }
         let request = TargetRequest {
             names: job.scenarios.iter().map(|s| s.name.clone()).collect(),

@@ -101,6 +101,7 @@ impl Target for SuiteBinary {
                     out: callgrind_out.clone(),
                 },
                 CounterSource::Perf => CountRequest::Perf { label: source.label() },
+                CounterSource::Allocs { .. } => CountRequest::Allocs,
             }),
         };
         let child_args: Vec<OsString> = vec![
@@ -117,10 +118,14 @@ impl Target for SuiteBinary {
             }
             _ => (self.exe.clone(), child_args),
         };
+        let mut env: Vec<(String, String)> = req.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        if let Some(CounterSource::Allocs { preload: Some(lib) }) = &req.counters {
+            env.push(crate::allocs::source::preload_env(lib, &req.env));
+        }
         let spec = ProcessSpec {
             program,
             args,
-            env: req.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+            env,
             timeout: req.timeout,
             scratch: req.scratch.clone(),
             id: req.id.clone(),

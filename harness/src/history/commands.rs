@@ -21,7 +21,10 @@ pub fn check(db: &Path, out: &Path, window: usize) -> Result<(Vec<Change>, bool)
     let runs = store.runs()?;
     let series = build_series(&runs, &store.values()?);
     let config = ChangePointConfig::default();
-    let mut changes: Vec<Change> = series.iter().flat_map(|s| find_changes(s, &runs, &config)).collect();
+    let mut changes: Vec<Change> = series
+        .iter()
+        .flat_map(|s| super::alloc_changes::exact_changes(s, &runs).unwrap_or_else(|| find_changes(s, &runs, &config)))
+        .collect();
     super::explain::attach(&mut changes, &series, &runs, &store)?;
     create(out)?;
     let path = out.join("changes.json");
@@ -41,6 +44,13 @@ pub fn check(db: &Path, out: &Path, window: usize) -> Result<(Vec<Change>, bool)
 /// functions behind it, indented.
 pub fn change_text(c: &Change) -> String {
     let what = if c.environment_changed() { "environment changed" } else { "change" };
+    if let Some(p) = &c.per_call {
+        let at = c.label.as_deref().or(c.commit.as_deref()).unwrap_or(&c.started_at);
+        return format!(
+            "{what}  {} {}  at run {} ({at})  {} -> {}  {p}  exact",
+            c.name, c.metric, c.run, c.before, c.after
+        );
+    }
     let mut text = format!(
         "{what}  {} {}  at run {} ({})  {:.4} -> {:.4}  x{:.3}  p={:.3}",
         c.name,

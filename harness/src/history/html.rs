@@ -47,7 +47,7 @@ fn render(runs: usize, series: &[Series], changes: &[Change]) -> String {
         for c in changes {
             let _ = write!(
                 body,
-                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></td><td>{:.4}</td><td>{:.4}</td><td>{:.3}x</td><td>{:.3}</td></tr>",
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></td><td>{:.4}</td><td>{:.4}</td><td>{}</td><td>{:.3}</td></tr>",
                 e(&c.name),
                 e(&with_source(&c.metric, &c.source)),
                 c.run,
@@ -55,7 +55,8 @@ fn render(runs: usize, series: &[Series], changes: &[Change]) -> String {
                 e(c.commit.as_deref().unwrap_or("")),
                 c.before,
                 c.after,
-                c.ratio,
+                // An exact allocation change has no ratio (0 -> 1): its change per call instead.
+                c.per_call.as_deref().map_or(format!("{:.3}x", c.ratio), |p| e(p).into_owned()),
                 c.p_value
             );
         }
@@ -133,6 +134,7 @@ mod tests {
             source: Some("<i>".into()),
             explain: None,
             environment: Vec::new(),
+            per_call: None,
         };
         let html = render(1, &series, &[change]);
         assert!(!html.contains(hostile) && !html.contains("</td><b>"), "unescaped");

@@ -3,6 +3,7 @@
 //! (`changes.json`); [`write_history_html`] draws the trends. [`HistoryReporter`] adds a run
 //! as it finishes (`run --history FILE`).
 
+mod alloc_changes;
 pub mod commands;
 mod explain;
 mod html;

@@ -68,6 +68,9 @@ pub struct Change {
     /// `explain`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub explain: Option<Vec<crate::model::ExplainEntry>>,
+    /// An exact allocation series (`--allocs`): the change per call, `+1 per call`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub per_call: Option<String>,
     /// What differs between the environment fingerprints of the run before the change and the
     /// first run after it (`kernel: 6.1 -> 6.8`). Non-empty: the change is labelled "environment
     /// changed", not regressed or improved, and does not fail `history check`.
@@ -161,6 +164,7 @@ pub fn find_changes(series: &Series, runs: &[StoredRun], config: &ChangePointCon
                 source: series.source.clone(),
                 explain: None,
                 environment: crate::fingerprint::differences(&previous.fingerprint, &run.fingerprint),
+                per_call: None,
             }
         })
         .collect()

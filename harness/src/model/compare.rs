@@ -107,6 +107,10 @@ pub struct CompareEntry {
     /// whose instructions per call changed, largest |delta| first, then `other`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub explain: Option<Vec<super::ExplainEntry>>,
+    /// An exact allocation row (`--allocs`), decided exactly: `+1 per call`, `-512 per call`,
+    /// `unchanged` (no interval, no ratio: 0 -> 1 has none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub per_call: Option<String>,
 }
 
 /// Where the noise of one comparison came from: standard deviations on the log scale.

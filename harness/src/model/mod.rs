@@ -34,5 +34,7 @@ pub use metric::{Better, MetricSample, Unit};
 pub use outcome::headline;
 pub use outcome::{Outcome, OutcomeCounts, Status};
 pub use record::{EnvChange, ProcessFacts, RunRecord, ScenarioKind};
-pub use results::{CounterMeta, FORMAT_VERSION, MetricSummary, PlanInfo, ResultsFile, RunMeta, ScenarioSummary, ShardOrigin, Verdict};
+pub use results::{
+    CounterMeta, FORMAT_VERSION, MetricSummary, PerCall, PlanInfo, ResultsFile, RunMeta, ScenarioSummary, ShardOrigin, Verdict,
+};
 pub use summarize::summarize_runs;

@@ -154,6 +154,36 @@ pub struct MetricSummary {
     /// The counter source that made it; `None` for wall time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
+    /// An allocation metric (`--allocs`): its count per call over every counted call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub per_call: Option<PerCall>,
+}
+
+/// An allocation metric's count per call, over every counted call of every process: exact
+/// (every call the same) or varying between `min` and `max`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PerCall {
+    /// Every call counted the same (`min == max`).
+    pub exact: bool,
+    /// Fewest per call.
+    pub min: u64,
+    /// Most per call.
+    pub max: u64,
+}
+
+impl PerCall {
+    /// As a cell: `3 allocs/call`, `4096 bytes/call`, or `varies 2..5`.
+    pub fn display(&self, metric: &str) -> String {
+        if !self.exact {
+            return format!("varies {}..{}", self.min, self.max);
+        }
+        let what = match metric {
+            "allocations" => "allocs",
+            "deallocations" => "deallocs",
+            _ => "bytes",
+        };
+        format!("{} {what}/call", self.min)
+    }
 }
 
 impl MetricSummary {

@@ -72,7 +72,15 @@ fn metric_summaries(runs: &[&RunRecord]) -> Vec<MetricSummary> {
                 let all = summary.unstable_reason.take().into_iter().chain([why.to_owned()]);
                 summary.unstable_reason = Some(all.collect::<Vec<_>>().join("; "));
             }
+            // An allocation row is exact only if every call of every process was: equal process
+            // medians over varying calls (every third call allocating) are not.
+            let refs: Vec<&super::MetricSample> = samples.iter().map(|(_, m)| *m).collect();
+            let per_call = crate::allocs::decide::per_call(&refs);
+            if per_call.is_some_and(|p| !p.exact) {
+                summary.exact = false;
+            }
             Some(MetricSummary {
+                per_call,
                 metric: name.to_owned(),
                 unit: proto.unit.clone(),
                 better: proto.better,

@@ -66,6 +66,11 @@ pub fn results_junit(results: &ResultsFile) -> Report {
                 (false, None) => String::new(),
             };
             let source = m.source.as_ref().map_or(String::new(), |s| format!(" [{s}]"));
+            // An allocation row is its count per call: `3 allocs/call`, `varies 0..1`.
+            let (centre, ci) = match m.per_call {
+                Some(p) => (p.display(&m.metric), String::new()),
+                None => (centre, ci),
+            };
             case.add_property(Property::new(
                 format!("metric.{}", m.metric),
                 format!("{centre}{ci}, n={}{source}", m.stats.n),

@@ -32,3 +32,12 @@ pub(crate) use junit::{JunitWriter, results_junit, write as write_junit};
 pub(crate) use out_dir::OutDir;
 pub(crate) use progress::ProgressReporter;
 pub(crate) use terminal::{SummaryReporter, format_value};
+
+/// The scenarios whose calls leak: `leaked_bytes` above 0 in some counted call (`--allocs`),
+/// with the metric's count per call. The terminal and the HTML list them on their own.
+pub(crate) fn leaks(results: &crate::model::ResultsFile) -> impl Iterator<Item = (&str, crate::model::PerCall)> {
+    results.summaries.iter().filter_map(|s| {
+        let p = s.metrics.iter().find(|m| m.metric == "leaked_bytes")?.per_call?;
+        (p.max > 0).then_some((s.scenario.as_str(), p))
+    })
+}

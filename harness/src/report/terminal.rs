@@ -58,6 +58,18 @@ pub fn format_value(v: f64, unit: &Unit) -> String {
     format!("{v:.digits$} {symbol}")
 }
 
+/// The scenarios whose calls leak (`leaked_bytes` > 0 in some call), listed on their own so a
+/// leak is never just one row among many.
+pub fn leak_list(results: &ResultsFile) -> String {
+    let leaks: Vec<String> = crate::report::leaks(results)
+        .map(|(scenario, p)| format!("  {scenario}: {}\n", p.display("leaked_bytes")))
+        .collect();
+    if leaks.is_empty() {
+        return String::new();
+    }
+    format!("leaks (leaked_bytes > 0):\n{}", leaks.concat())
+}
+
 /// The summary table as text.
 pub fn summary_table(results: &ResultsFile) -> String {
     let mut rows: Vec<[String; 6]> = vec![["scenario", "metric", "n", "centre ± 95% CI", "CV", "verdict"].map(String::from)];
@@ -74,10 +86,12 @@ pub fn summary_table(results: &ResultsFile) -> String {
         for m in &s.metrics {
             let st = &m.stats;
             let centre = format_value(st.center_value, &m.unit);
-            let ci = match (st.exact, st.rel_half_width) {
-                (true, _) => format!("{centre} (exact)"),
-                (false, Some(w)) => format!("{centre} ± {:.1}%", w * 100.0),
-                (false, None) => centre,
+            let ci = match (m.per_call, st.exact, st.rel_half_width) {
+                // An allocation row is its count per call (`3 allocs/call`, `varies 2..5`).
+                (Some(p), ..) => p.display(&m.metric),
+                (None, true, _) => format!("{centre} (exact)"),
+                (None, false, Some(w)) => format!("{centre} ± {:.1}%", w * 100.0),
+                (None, false, None) => centre,
             };
             let cv = if st.exact { "0".into() } else { format!("{:.1}%", st.cv * 100.0) };
             rows.push([
@@ -110,6 +124,7 @@ pub fn summary_table(results: &ResultsFile) -> String {
             out.push_str(&format!("unstable {} {}: {why}\n", s.scenario, m.metric));
         }
     }
+    out.push_str(&leak_list(results));
     let totals = results.summaries.iter().fold(crate::model::OutcomeCounts::default(), |mut acc, s| {
         acc.passed += s.counts.passed;
         acc.failed += s.counts.failed;

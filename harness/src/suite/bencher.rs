@@ -53,10 +53,10 @@ pub struct Bencher {
     pub(super) iterations: usize,
     pub(super) warmup: usize,
     pub(super) throughput: Vec<Throughput>,
-    metrics: Vec<MetricSample>,
+    pub(super) metrics: Vec<MetricSample>,
     /// The sample rules of [`iter_gpu`](Self::iter_gpu) (`suite/gpu.rs`).
     pub(super) gpu: GpuSettings,
-    counting: Option<Counting>,
+    pub(super) counting: Option<Counting>,
     pub(super) trouble: Option<BenchEnd>,
 }
 
@@ -260,6 +260,9 @@ impl Bencher {
 
     /// Under Callgrind: count each call of `routine` alone, inputs from `setup` made outside.
     fn count_calls<I, R>(&mut self, setup: impl FnMut() -> I, routine: impl FnMut(I) -> R) {
+        if matches!(self.counting, Some(Counting::Allocs(_))) {
+            return super::alloc_counting::count(self, setup, routine);
+        }
         let counting = self.counting.as_ref().expect("counts_only checked");
         match counting.count_calls(self.warmup, self.iterations, setup, routine) {
             Ok((metrics, calls)) => {

@@ -10,6 +10,7 @@
 //! May import `model`, (for counted measurements) `counters`, and `stats` for the GPU sample
 //! rules (`gpu.rs`) only.
 
+mod alloc_counting;
 mod batch_memory;
 mod bencher;
 mod gpu;

@@ -199,6 +199,9 @@ pub(crate) struct CompareEntry {
     /// The functions behind a changed counted row (`explain`).
     #[serde(default)]
     pub explain: Option<Vec<crate::model::ExplainEntry>>,
+    /// An exact allocation row's change (`+1 per call`).
+    #[serde(default)]
+    pub per_call: Option<String>,
 }
 
 /// A centre with its interval, in the metric's unit.

@@ -20,6 +20,10 @@ pub(crate) fn render(ctx: &ReportContext) -> String {
             section::gpu_notes(&mut body, &run.gpu_notes);
             nav.push(("gpu-samples", "GPU samples"));
         }
+        if !run.leaks.is_empty() {
+            section::leaks(&mut body, &run.leaks);
+            nav.push(("leaks", "Leaks"));
+        }
         if !run.cards.is_empty() {
             section::measurements(&mut body, &run.cards);
             nav.push(("measurements", "Measurements"));

@@ -26,6 +26,8 @@ pub(crate) struct RunContext {
     pub failures_omitted: usize,
     /// GPU series that discarded throttled samples.
     pub gpu_notes: Vec<crate::model::ThrottleNote>,
+    /// Scenarios whose calls leak (`--allocs`), with `leaked_bytes` per call.
+    pub leaks: Vec<(String, String)>,
 }
 
 impl RunContext {
@@ -41,6 +43,9 @@ impl RunContext {
             verdict_counts: verdict_counts(&results.summaries),
             hazards: hazards(&results.runs),
             gpu_notes: crate::model::throttle_notes(&results.summaries),
+            leaks: crate::report::leaks(&results)
+                .map(|(s, p)| (s.to_owned(), p.display("leaked_bytes")))
+                .collect(),
             meta: results.meta,
             rows,
             cards,

@@ -16,6 +16,8 @@ pub(crate) struct SummaryRow {
     pub rel_half_width: Option<f64>,
     pub cv: Option<f64>,
     pub exact: bool,
+    /// An allocation row's count per call (`3 allocs/call`, `varies 0..1`), shown as its centre.
+    pub per_call: Option<String>,
     pub verdict: Verdict,
     /// Failure count or skip reason, for rows without metrics.
     pub detail: String,
@@ -35,6 +37,8 @@ pub(crate) struct MeasurementCard {
     pub stats: Summary,
     /// `(run_index, value)` in run order.
     pub values: Vec<(usize, f64)>,
+    /// An allocation metric's count per call, the card's headline.
+    pub per_call: Option<String>,
 }
 
 /// The summary rows and the cards they link to (`m0`, `m1`, ... in summary order).
@@ -47,6 +51,7 @@ pub(super) fn rows_and_cards(summaries: &[ScenarioSummary]) -> (Vec<SummaryRow>,
         }
         for m in &s.metrics {
             let id = format!("m{}", cards.len());
+            let per_call = m.per_call.map(|p| p.display(&m.metric));
             // A counter's name carries its source: `instructions (valgrind-callgrind 3.19)`.
             let metric = match &m.source {
                 Some(source) => format!("{} ({source})", m.metric),
@@ -62,6 +67,7 @@ pub(super) fn rows_and_cards(summaries: &[ScenarioSummary]) -> (Vec<SummaryRow>,
                 rel_half_width: m.stats.rel_half_width,
                 cv: Some(m.stats.cv),
                 exact: m.stats.exact,
+                per_call: per_call.clone(),
                 verdict: s.verdict,
                 detail: if s.counts.failures() > 0 {
                     format!("{}/{} runs did not pass", s.counts.failures(), s.counts.total())
@@ -79,6 +85,7 @@ pub(super) fn rows_and_cards(summaries: &[ScenarioSummary]) -> (Vec<SummaryRow>,
                 verdict: s.verdict,
                 stats: m.stats.clone(),
                 values: m.values.clone(),
+                per_call,
             });
         }
     }
@@ -102,6 +109,7 @@ fn row_without_metrics(s: &ScenarioSummary) -> SummaryRow {
         rel_half_width: None,
         cv: None,
         exact: false,
+        per_call: None,
         verdict: s.verdict,
         detail,
         card_id: None,

@@ -104,6 +104,7 @@ mod tests {
             verdict: Verdict::Measured,
             stats: crate::stats::summarize(values, None, true, 0.95).unwrap(),
             values: values.iter().copied().enumerate().map(|(i, v)| (i * 2, v)).collect(),
+            per_call: None,
         }
     }
 

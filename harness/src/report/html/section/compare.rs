@@ -121,6 +121,8 @@ fn forest(out: &mut String, ordered: &[&CompareEntry]) {
 
 fn row(out: &mut String, x: &CompareEntry) {
     let change = match (x.ratio, x.low, x.high) {
+        // An exact allocation row: `+1 per call`, never a ratio (0 -> 1 has none).
+        _ if x.per_call.is_some() => x.per_call.clone().unwrap_or_default(),
         (Some(r), Some(l), Some(h)) => format!(
             "{:+.2}% [{:+.2}%, {:+.2}%]",
             (r - 1.0) * 100.0,

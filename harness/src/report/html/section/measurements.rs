@@ -34,8 +34,9 @@ pub(crate) fn measurements(out: &mut String, cards: &[MeasurementCard]) {
 
 fn card(out: &mut String, c: &MeasurementCard, open: bool) {
     let st = &c.stats;
-    let centre = format_value(st.center_value, &c.unit);
+    let centre = c.per_call.clone().unwrap_or_else(|| format_value(st.center_value, &c.unit));
     let ci = match (&st.ci, st.exact) {
+        _ if c.per_call.is_some() => "per call, over every counted call".to_string(),
         (_, true) => "exact".to_string(),
         (Some(i), false) => format!(
             "[{}, {}]{}",

@@ -31,6 +31,7 @@ fn row(out: &mut String, r: &SummaryRow) {
     };
     let kind = format!("{:?}", r.kind).to_lowercase();
     let centre = match (r.centre, &r.unit) {
+        _ if r.per_call.is_some() => e(r.per_call.as_deref().unwrap_or_default()).into_owned(),
         (Some(c), Some(u)) => {
             let ci = match (r.exact, r.rel_half_width) {
                 (true, _) => " (exact)".into(),
