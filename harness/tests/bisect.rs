@@ -149,13 +149,14 @@ fn make_repo() -> Vec<String> {
         .collect()
 }
 
-/// `harness bisect ARGS --out out/NAME` in the fixture repository.
-fn bisect(name: &str, args: &[&str]) -> (Output, PathBuf) {
+/// `harness SUB --package tiny --seed 7 ARGS --out out/NAME` in the fixture repository, its
+/// builds in the shared target directory at opt-level 0.
+fn harness(sub: &str, name: &str, args: &[&str]) -> (Output, PathBuf) {
     let out = work().join("out").join(name);
     let _ = std::fs::remove_dir_all(&out);
     let output = Command::new(HARNESS)
         .current_dir(repo())
-        .arg("bisect")
+        .arg(sub)
         .args(["--package", "tiny", "--seed", "7"])
         .args(args)
         .arg("--out")
@@ -168,6 +169,11 @@ fn bisect(name: &str, args: &[&str]) -> (Output, PathBuf) {
         .output()
         .unwrap();
     (output, out)
+}
+
+/// `harness bisect ARGS --out out/NAME` in the fixture repository.
+fn bisect(name: &str, args: &[&str]) -> (Output, PathBuf) {
+    harness("bisect", name, args)
 }
 
 fn json(out: &Path) -> Value {
@@ -349,26 +355,9 @@ fn bad_input_exits_2(ids: &[String]) {
     }
 }
 
-/// `harness compare --base-ref REF ARGS --out out/NAME` in the fixture repository, building
-/// as [`bisect`] does.
+/// `harness compare ARGS --out out/NAME` in the fixture repository, building as [`bisect`] does.
 fn compare(name: &str, args: &[&str]) -> (Output, PathBuf) {
-    let out = work().join("out").join(name);
-    let _ = std::fs::remove_dir_all(&out);
-    let output = Command::new(HARNESS)
-        .current_dir(repo())
-        .arg("compare")
-        .args(["--package", "tiny", "--seed", "7"])
-        .args(args)
-        .arg("--out")
-        .arg(&out)
-        .env("CARGO_TARGET_DIR", work().join("target"))
-        .env("CARGO_NET_OFFLINE", "true")
-        .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", "0")
-        .env("CARGO_PROFILE_RELEASE_DEBUG", "false")
-        .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "64")
-        .output()
-        .unwrap();
-    (output, out)
+    harness("compare", name, args)
 }
 
 /// `--bench`: a bench target is built as `cargo bench` builds it, at the ref and from the working

@@ -33,17 +33,8 @@ pub fn locate() -> Option<PathBuf> {
 /// Add the preload to `env`: the library first in `LD_PRELOAD` (keeping what the caller or the
 /// parent's environment already preloads) and the records file.
 pub fn add_to(env: &mut BTreeMap<String, String>, lib: &Path, records: &Path) {
-    let inherited = env
-        .get("LD_PRELOAD")
-        .cloned()
-        .or_else(|| std::env::var("LD_PRELOAD").ok())
-        .filter(|s| !s.is_empty());
-    let lib = lib.display().to_string();
-    let value = match inherited {
-        Some(rest) => format!("{lib}:{rest}"),
-        None => lib,
-    };
-    env.insert("LD_PRELOAD".into(), value);
+    let (key, value) = crate::allocs::source::preload_env(lib, env);
+    env.insert(key, value);
     env.insert(OUT_ENV.into(), records.display().to_string());
 }
 

@@ -34,25 +34,10 @@ pub fn exact_changes(series: &Series, runs: &[StoredRun]) -> Option<Vec<Change>>
         let run = &runs[point.run];
         let previous = &runs[series.points[k].run];
         let (before, after) = (pair[0] as f64, pair[1] as f64);
+        // 0 -> 1 has no ratio: infinite here (null in changes.json), `+1 per call` shown.
         changes.push(Change {
-            name: series.scenario.clone(),
-            metric: series.metric.clone(),
-            label: run.label.clone(),
-            commit: run
-                .commit
-                .as_ref()
-                .map(|c| if run.dirty { format!("{c}-dirty") } else { c.clone() }),
-            before,
-            after,
-            // 0 -> 1 has no ratio: infinite here (null in changes.json), `+1 per call` shown.
-            ratio: after / before,
-            p_value: 0.0,
-            run: point.run + 1,
-            started_at: run.started_at.clone(),
-            source: series.source.clone(),
-            explain: None,
             per_call: Some(change.display()),
-            environment: crate::fingerprint::differences(&previous.fingerprint, &run.fingerprint),
+            ..Change::between(series, previous, run, point.run, before, after)
         });
     }
     Some(changes)

@@ -79,6 +79,31 @@ pub struct Change {
 }
 
 impl Change {
+    /// A change of `series` from `before` to `after` whose first run after it is `run` (at
+    /// position `position` in the history), `previous` the run before it: names, commit, time
+    /// and the environment that differs. No p-value, explanation or per-call change yet.
+    pub fn between(series: &Series, previous: &StoredRun, run: &StoredRun, position: usize, before: f64, after: f64) -> Change {
+        Change {
+            name: series.scenario.clone(),
+            metric: series.metric.clone(),
+            label: run.label.clone(),
+            commit: run
+                .commit
+                .as_ref()
+                .map(|c| if run.dirty { format!("{c}-dirty") } else { c.clone() }),
+            before,
+            after,
+            ratio: after / before,
+            p_value: 0.0,
+            run: position + 1,
+            started_at: run.started_at.clone(),
+            source: series.source.clone(),
+            explain: None,
+            environment: crate::fingerprint::differences(&previous.fingerprint, &run.fingerprint),
+            per_call: None,
+        }
+    }
+
     /// The change coincides with a change of the environment fingerprint.
     pub fn environment_changed(&self) -> bool {
         !self.environment.is_empty()
@@ -148,23 +173,8 @@ pub fn find_changes(series: &Series, runs: &[StoredRun], config: &ChangePointCon
             let run = &runs[series.points[c.index].run];
             let previous = &runs[series.points[c.index.saturating_sub(1)].run];
             Change {
-                name: series.scenario.clone(),
-                metric: series.metric.clone(),
-                label: run.label.clone(),
-                commit: run
-                    .commit
-                    .as_ref()
-                    .map(|c| if run.dirty { format!("{c}-dirty") } else { c.clone() }),
-                before,
-                after,
-                ratio: after / before,
                 p_value: c.p_value,
-                run: series.points[c.index].run + 1,
-                started_at: run.started_at.clone(),
-                source: series.source.clone(),
-                explain: None,
-                environment: crate::fingerprint::differences(&previous.fingerprint, &run.fingerprint),
-                per_call: None,
+                ..Change::between(series, previous, run, series.points[c.index].run, before, after)
             }
         })
         .collect()
