@@ -196,13 +196,15 @@ impl<'a> Measurer<'a> {
 
 impl Measurer<'_> {
     /// The functions behind the step from the last counted commit before `bad` to `bad`, when
-    /// both kept profiles (counted under Callgrind).
-    pub fn explain(&self, bad: usize) -> Option<Vec<ExplainEntry>> {
+    /// both kept profiles (counted under Callgrind), and the note of a side with code that had no
+    /// symbols (named by address).
+    pub fn explain(&self, bad: usize) -> Option<(Vec<ExplainEntry>, Option<String>)> {
         let (bv, bp) = self.counted.get(&bad)?;
         let (gv, gp) = self.counted.range(..bad).next_back()?.1;
         let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
         let (g, b) = (SideProfile::mean(gp)?, SideProfile::mean(bp)?);
-        Some(explain(&g, &b, mean(gv), mean(bv)))
+        let x = explain(&g, &b, mean(gv), mean(bv));
+        Some((x, g.note.or(b.note)))
     }
 }
 

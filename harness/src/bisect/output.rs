@@ -73,7 +73,13 @@ impl Outputs {
     }
 
     /// Fill in the conclusion and write every file; the final bisect.json.
-    pub fn finish(mut self, conclusion: Conclusion) -> Result<BisectFile, Error> {
+    /// Conclude, then ask `explain_for` (given the first bad commit's id) for the functions
+    /// behind the step and a no-symbols note, and write every file once with all of it.
+    pub fn finish(
+        mut self,
+        conclusion: Conclusion,
+        explain_for: impl FnOnce(&str) -> Option<(Vec<crate::model::ExplainEntry>, Option<String>)>,
+    ) -> Result<BisectFile, Error> {
         let skipped = |i: usize| {
             self.file
                 .steps
@@ -96,6 +102,10 @@ impl Outputs {
             })
             .collect();
         self.conclude(conclusion);
+        if let Some((x, note)) = self.file.first_bad.as_deref().and_then(explain_for) {
+            self.file.explain = Some(x);
+            self.file.notes.extend(note);
+        }
         self.file.finished = true;
         self.save()?;
         write_atomic(&self.dir.join("bisect.md"), markdown(&self.file).as_bytes())?;
@@ -234,6 +244,12 @@ pub(crate) fn markdown(f: &BisectFile) -> String {
             s.verdict_probability.map_or("-".into(), |p| format!("{p:.3}"))
         );
     }
+    if let Some(x) = &f.explain {
+        let _ = writeln!(md, "\nWhere the instructions changed (self cost per call, top 5):\n");
+        for line in crate::explain::markdown_lines(x, 5) {
+            let _ = writeln!(md, "{line}");
+        }
+    }
     for n in &f.notes {
         let _ = writeln!(md, "\nNote: {}", cell(n));
     }
@@ -291,14 +307,38 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("harness-bisect-output-{}", std::process::id()));
         let probs = vec![0.0, 0.01, 0.01, 0.97, 0.01];
         let f = outputs(&dir)
-            .finish(Conclusion::searched(
-                class(3, 3, 0.97),
-                Some(class(4, 4, 0.01)),
-                probs.clone(),
-                String::new(),
-            ))
+            .finish(
+                Conclusion::searched(class(3, 3, 0.97), Some(class(4, 4, 0.01)), probs.clone(), String::new()),
+                |bad| {
+                    let entry = |function: &str, delta| crate::model::ExplainEntry {
+                        function: function.into(),
+                        baseline: Some(100.0),
+                        candidate: Some(100.0 + delta),
+                        delta,
+                        status: None,
+                    };
+                    let note = format!("no symbols for some code (stripped?) at {bad}");
+                    Some((vec![entry("app::<work>", 40.0), entry("other", 0.0)], Some(note)))
+                },
+            )
             .unwrap();
         assert_eq!(f.first_bad.as_deref(), Some(f.commits[3].commit.as_str()));
+        // The named commit's explanation reaches every file, with the no-symbols note.
+        let (md, html) = (
+            std::fs::read_to_string(dir.join("bisect.md")).unwrap(),
+            std::fs::read_to_string(dir.join("index.html")).unwrap(),
+        );
+        assert!(
+            md.contains("app::<work> +40 instr/call") && md.contains("no symbols for some code"),
+            "{md}"
+        );
+        assert!(
+            html.contains("Where the instructions changed") && html.contains("app::&lt;work&gt;"),
+            "the chart, escaped"
+        );
+        assert!(html.contains("no symbols for some code"));
+        let json = std::fs::read_to_string(dir.join("bisect.json")).unwrap();
+        assert!(json.contains("\"explain\"") && json.contains("app::<work>"), "{json}");
         assert!(
             f.message
                 .starts_with("first bad commit: c30000000000 \"commit 3\" (confidence 97.0%; runner-up"),
@@ -310,7 +350,9 @@ mod tests {
         assert!(f.finished && dir.join("bisect.md").is_file() && dir.join("index.html").is_file());
 
         let f = outputs(&dir)
-            .finish(Conclusion::searched(class(2, 3, 0.98), None, probs.clone(), String::new()))
+            .finish(Conclusion::searched(class(2, 3, 0.98), None, probs.clone(), String::new()), |_| {
+                None
+            })
             .unwrap();
         assert!(
             f.first_bad.is_none() && f.message.contains("one of c20000000000, c30000000000"),
@@ -320,12 +362,10 @@ mod tests {
         assert_eq!(f.best.as_ref().unwrap().commits.len(), 2);
 
         let f = outputs(&dir)
-            .finish(Conclusion::searched(
-                class(3, 3, 0.8),
-                Some(class(4, 4, 0.15)),
-                probs,
-                "the budget was spent".into(),
-            ))
+            .finish(
+                Conclusion::searched(class(3, 3, 0.8), Some(class(4, 4, 0.15)), probs, "the budget was spent".into()),
+                |_| None,
+            )
             .unwrap();
         assert!(
             f.first_bad.is_none() && f.message.starts_with("no commit named at 95%: the budget was spent"),
@@ -341,7 +381,7 @@ mod tests {
             noise_floor: 0.02,
         };
         let f = outputs(&dir)
-            .finish(Conclusion::not_moved(change, "no commit moved it: ...".into()))
+            .finish(Conclusion::not_moved(change, "no commit moved it: ...".into()), |_| None)
             .unwrap();
         assert!(f.first_bad.is_none() && f.best.is_none() && f.message.starts_with("no commit moved it"));
         let md = std::fs::read_to_string(dir.join("bisect.md")).unwrap();

@@ -132,17 +132,9 @@ pub(crate) fn run_bisect(
     outputs.file.unit = m.unit.clone();
     outputs.file.elapsed_s = started.elapsed().as_secs_f64();
     let _ = std::fs::remove_dir_all(&scratch);
-    let mut file = outputs.finish(conclusion)?;
-    if let Some(bad) = file
-        .first_bad
-        .as_ref()
-        .and_then(|id| range.commits.iter().position(|c| &c.id == id))
-    {
-        file.explain = m.explain(bad);
-        if file.explain.is_some() {
-            crate::report::write_json(&out.path().join("bisect.json"), &file)?;
-        }
-    }
+    let file = outputs.finish(conclusion, |first_bad| {
+        m.explain(range.commits.iter().position(|c| c.id == first_bad)?)
+    })?;
     Ok(BisectOutcome { file })
 }
 

@@ -37,6 +37,9 @@ pub(crate) fn bisect(opts: &BisectOptions) -> Result<u8, Error> {
             println!("{line}");
         }
     }
+    for n in &outcome.file.notes {
+        println!("  note: {n}");
+    }
     println!("reproduce: {}", crate::reproduce::shell_line(&outcome.file.reproduce));
     for f in files(&out) {
         println!("bisect: {}", f.display());

@@ -69,6 +69,9 @@ pub fn change_text(c: &Change) -> String {
         text.push('\n');
         text += &line;
     }
+    if let Some(n) = &c.explain_note {
+        text += &format!("\n    note: {n}");
+    }
     text
 }
 

@@ -27,6 +27,7 @@ pub(crate) fn attach(changes: &mut [Change], series: &[Series], runs: &[StoredRu
             |run: usize| -> Result<Option<SideProfile>, Error> { Ok(SideProfile::mean(&store.profiles(runs[run].id, &c.name, &source)?)) };
         if let (Some(b), Some(a)) = (side(before.run)?, side(after.run)?) {
             c.explain = Some(explain(&b, &a, before.level, after.level));
+            c.explain_note = b.note.or(a.note);
         }
     }
     Ok(())
@@ -51,7 +52,7 @@ mod tests {
                     "outcome": {"status": "passed"}, "wall_ns": 1, "started_ms": 0.0,
                     "metrics": [{"name": "instructions", "unit": "count", "better": "lower", "value": total,
                         "source": "valgrind-callgrind 3.19",
-                        "profile": {"functions": functions, "rest": 0.0}}]})
+                        "profile": {"functions": functions, "rest": 0.0, "note": extra.map(|_| "no symbols in /lib/x.so")}}]})
             })
             .collect();
         serde_json::from_value(serde_json::json!({
@@ -95,6 +96,12 @@ mod tests {
         let under: Vec<&str> = printed.lines().skip(1).collect();
         assert!(under[0].starts_with("    app::checksum +500 instr/call"), "{printed}");
         assert!(under[1].starts_with("    app::extra (new) +100"), "{printed}");
+        assert_eq!(
+            c.explain_note.as_deref(),
+            Some("no symbols in /lib/x.so"),
+            "the after side's no-symbols note"
+        );
+        assert!(printed.ends_with("\n    note: no symbols in /lib/x.so"), "{printed}");
         let json = std::fs::read_to_string(dir.path().join("out/changes.json")).unwrap();
         assert!(json.contains("\"explain\"") && json.contains("app::checksum"), "{json}");
     }

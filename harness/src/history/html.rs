@@ -65,6 +65,18 @@ fn render(runs: usize, series: &[Series], changes: &[Change]) -> String {
     body.push_str(&crate::explain::html_section(changes.iter().filter_map(|c| {
         Some((format!("{} {} at run {}", c.name, c.metric, c.run), c.explain.as_deref()?))
     })));
+    for c in changes {
+        if let Some(n) = &c.explain_note {
+            let _ = write!(
+                body,
+                "<p class=\"muted\">Note ({} {} at run {}): {}</p>",
+                e(&c.name),
+                e(&c.metric),
+                c.run,
+                e(n)
+            );
+        }
+    }
     body.push_str("</section>");
     for s in series {
         let marks: Vec<usize> = changes
@@ -133,6 +145,7 @@ mod tests {
             started_at: String::new(),
             source: Some("<i>".into()),
             explain: None,
+            explain_note: Some("no symbols <b>".into()),
             environment: Vec::new(),
             per_call: None,
         };
@@ -141,5 +154,6 @@ mod tests {
         assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;") && html.contains("c&amp;d"));
         assert!(html.contains("1.100x"));
         assert!(html.contains("(&lt;i&gt;)"), "the source is escaped too");
+        assert!(html.contains("no symbols &lt;b&gt;"), "the no-symbols note is shown, escaped");
     }
 }

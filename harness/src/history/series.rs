@@ -68,6 +68,10 @@ pub struct Change {
     /// `explain`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub explain: Option<Vec<crate::model::ExplainEntry>>,
+    /// Set with `explain` when some code had no symbols (a stripped binary): which objects, and
+    /// that their functions are named by address (`object+0xoffset`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub explain_note: Option<String>,
     /// An exact allocation series (`--allocs`): the change per call, `+1 per call`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub per_call: Option<String>,
@@ -99,6 +103,7 @@ impl Change {
             started_at: run.started_at.clone(),
             source: series.source.clone(),
             explain: None,
+            explain_note: None,
             environment: crate::fingerprint::differences(&previous.fingerprint, &run.fingerprint),
             per_call: None,
         }
