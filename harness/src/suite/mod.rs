@@ -11,6 +11,7 @@
 //! rules (`gpu.rs`) only.
 
 mod alloc_counting;
+pub(crate) mod allocator;
 mod batch_memory;
 mod bencher;
 mod gpu;
