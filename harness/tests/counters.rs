@@ -396,6 +396,31 @@ fn exact_scenarios_are_counted_in_two_pairs_and_varying_ones_in_all() {
     assert_eq!(compare_run(dir.path())["counter_pairs"], 3);
 }
 
+/// `run` counts a scenario in two processes where they count alike, and in all of
+/// --counter-processes' three where they differ (std's HashMap seeds its hasher per process).
+fn run_counts_exact_scenarios_in_two_processes_and_varying_ones_in_all() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "run",
+        "count/scaled/loop",
+        "count/scaled/hashmap",
+        "--counters=valgrind",
+        "--repeat",
+        "1",
+    ];
+    let out = fixture(dir.path(), &args, &[]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let r = results(dir.path());
+    let counted = |name: &str| r.runs.iter().filter(|x| x.scenario == name && x.counted_by.is_some()).count();
+    assert_eq!(counted("count/scaled/loop"), 2, "exact: two processes");
+    assert_eq!(counted("count/scaled/hashmap"), 3, "varies: --counter-processes' three");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("2 counting processes (up to 3 where their counts differ)"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
 /// A budget that cannot hold two counting pairs is refused after the first, with the budget
 /// that would, instead of being overrun.
 fn a_budget_too_small_for_the_counting_pairs_is_refused() {
@@ -498,6 +523,10 @@ fn main() -> std::process::ExitCode {
         with_valgrind(
             "exact_scenarios_are_counted_in_two_pairs_and_varying_ones_in_all",
             exact_scenarios_are_counted_in_two_pairs_and_varying_ones_in_all,
+        ),
+        with_valgrind(
+            "run_counts_exact_scenarios_in_two_processes_and_varying_ones_in_all",
+            run_counts_exact_scenarios_in_two_processes_and_varying_ones_in_all,
         ),
         with_valgrind(
             "a_budget_too_small_for_the_counting_pairs_is_refused",

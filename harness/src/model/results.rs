@@ -54,7 +54,8 @@ pub struct RunMeta {
 pub struct CounterMeta {
     /// The source label every counter metric carries (`valgrind-callgrind 3.19`, `perf`).
     pub source: String,
-    /// Counted processes per measurement (0: the measuring processes count themselves).
+    /// Counting processes per measurement at most (`--counter-processes`): a run stops at two
+    /// where they counted alike. 0: the measuring processes count themselves.
     pub processes: usize,
     /// Counted calls per counted process.
     pub iterations: usize,

@@ -85,6 +85,15 @@ pub(crate) enum CountedPlan {
 }
 
 impl CountedPlan {
+    /// Counting processes a run plans at first: two, the least that shows a count exact; the
+    /// rest of `processes` follow only for a scenario whose two differ (`run::more_counting`).
+    pub(crate) fn at_first(self) -> CountedPlan {
+        match self {
+            CountedPlan::Separate(n) => CountedPlan::Separate(n.min(2)),
+            other => other,
+        }
+    }
+
     /// The plan for `settings` with `processes` counting processes where they are separate.
     pub(crate) fn of(settings: Option<&crate::counters::CounterSettings>, processes: usize) -> CountedPlan {
         match settings {

@@ -41,3 +41,13 @@ pub(crate) fn leaks(results: &crate::model::ResultsFile) -> impl Iterator<Item =
         (p.max > 0).then_some((s.scenario.as_str(), p))
     })
 }
+
+/// How many counting processes a measurement got, as the terminal and the HTML say it: a run
+/// stops at two where they counted alike (`run::more_counting`).
+pub(crate) fn counting_processes(most: usize) -> String {
+    if most > 2 {
+        format!("2 counting processes (up to {most} where their counts differ)")
+    } else {
+        format!("{most} counting processes")
+    }
+}

@@ -160,8 +160,10 @@ fn counter_notes(results: &ResultsFile) -> String {
     };
     let per_process = if c.processes > 0 {
         format!(
-            "{} counting processes a measurement, {} warm-up + {} counted calls each",
-            c.processes, c.warmup, c.iterations
+            "{} a measurement, {} warm-up + {} counted calls each",
+            crate::report::counting_processes(c.processes),
+            c.warmup,
+            c.iterations
         )
     } else {
         "counted in the measuring processes".to_owned()

@@ -85,7 +85,7 @@ pub fn run(target: &dyn Target, selected: &[Listed], config: &RunConfig, events:
         selected,
         config.repeat_checks,
         config.repeat_measures,
-        counted,
+        counted.at_first(),
         config.timeout,
         &mut order,
     );
@@ -133,10 +133,14 @@ pub fn run(target: &dyn Target, selected: &[Listed], config: &RunConfig, events:
     let mut batch = jobs;
     for round in 0.. {
         records.extend(scheduler.execute(batch, events)?);
-        let Some(target_ci) = config.target_ci else {
-            break;
+        batch = if round == 0 {
+            more_counting(selected, &records, counted, config.timeout)
+        } else {
+            Vec::new()
         };
-        batch = more_runs(selected, &records, target_ci, config.max_repeat, config.timeout, counted);
+        if let Some(target_ci) = config.target_ci {
+            batch.extend(more_runs(selected, &records, target_ci, config.max_repeat, config.timeout, counted));
+        }
         if batch.is_empty() || round >= 64 {
             break;
         }
@@ -185,6 +189,49 @@ fn first_occurrence_order<'a>(names: impl Iterator<Item = &'a str>) -> Vec<Strin
 
 /// Under `--target-ci`: for each measurement whose widest metric interval is still wider than
 /// the target, half as many runs again as it has (at least 2), up to `max_repeat` in all.
+/// The counting processes a scenario still gets after the first round: none where every
+/// counting process so far counted every metric alike (exact: more processes would repeat the
+/// same numbers), the rest of `--counter-processes` where they differ or one failed.
+fn more_counting(selected: &[Listed], records: &[RunRecord], counted: CountedPlan, timeout: Option<Duration>) -> Vec<plan::Job> {
+    let CountedPlan::Separate(want) = counted else {
+        return Vec::new();
+    };
+    let mut jobs = Vec::new();
+    for l in selected.iter().filter(|l| l.kind == ScenarioKind::Measure && l.uncounted.is_none()) {
+        let mine: Vec<&RunRecord> = records.iter().filter(|r| r.scenario == l.name).collect();
+        let counting: Vec<&&RunRecord> = mine.iter().filter(|r| r.counted_by.is_some()).collect();
+        // A skipped count (a routine that times itself) is skipped in every process.
+        let skipped = counting.iter().any(|r| matches!(r.outcome, crate::model::Outcome::Skipped { .. }));
+        if counting.len() >= want || skipped || exact(&counting) {
+            continue;
+        }
+        let first = mine.iter().map(|r| r.repetition + 1).max().unwrap_or(0);
+        jobs.extend((first..first + want - counting.len()).map(|repetition| plan::Job {
+            scenario: l.name.clone(),
+            kind: l.kind,
+            env: l.env.clone(),
+            repetition,
+            timeout: l.timeout.or(timeout),
+            counted: true,
+        }));
+    }
+    jobs
+}
+
+/// At least two counting processes, all passed, and each counted metric took one value in all.
+fn exact(counting: &[&&RunRecord]) -> bool {
+    let Some(first) = counting.first() else {
+        return false;
+    };
+    counting.len() >= 2
+        && counting.iter().all(|r| r.outcome == crate::model::Outcome::Passed)
+        && !first.metrics.is_empty()
+        && first
+            .metrics
+            .iter()
+            .all(|m| counting.iter().all(|r| r.metric(&m.name).is_some_and(|x| x.value == m.value)))
+}
+
 fn more_runs(
     selected: &[Listed],
     records: &[RunRecord],

@@ -78,8 +78,8 @@ fn facts(out: &mut String, run: &RunContext) {
     if let Some(c) = &m.counters {
         let how = if c.processes > 0 {
             format!(
-                "{} counting processes per measurement, {} warm-up + {} counted calls each; caches {}; estimated_cycles = {}",
-                c.processes,
+                "{} per measurement, {} warm-up + {} counted calls each; caches {}; estimated_cycles = {}",
+                crate::report::counting_processes(c.processes),
                 c.warmup,
                 c.iterations,
                 c.cache.join(" "),
