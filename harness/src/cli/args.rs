@@ -124,8 +124,9 @@ pub struct MeasureArgs {
     /// LD_PRELOAD, or the binary's harness::CountingAllocator (docs/allocations.md).
     #[arg(long, conflicts_with = "counters")]
     pub allocs: bool,
-    /// Counting processes per measurement under valgrind (compare and calibrate: counting pairs
-    /// per scenario, run before the wall-time pairs).
+    /// Counting processes per measurement under valgrind at most: `run` stops at two where they
+    /// counted alike (compare and calibrate: counting pairs per scenario, run before the
+    /// wall-time pairs).
     #[arg(long, value_name = "N", value_parser = count::<1>, default_value_t = 3)]
     pub counter_processes: usize,
     /// Counted calls per counting process under valgrind (each its own Callgrind dump); a
