@@ -39,14 +39,25 @@ pub fn collect() -> BTreeMap<String, String> {
     f
 }
 
-/// A preloaded allocator, when one is named in `LD_PRELOAD`; the system allocator otherwise is
-/// not recorded (a binary's own global allocator cannot be seen from outside).
+/// A preloaded allocator, when one is named in `LD_PRELOAD`, else the C library's malloc with
+/// its version (glibc's thresholds and arenas change between versions). A binary's own global
+/// allocator cannot be seen from outside.
 fn allocator() -> Option<String> {
-    let pre = std::env::var("LD_PRELOAD").ok()?;
-    ["jemalloc", "tcmalloc", "mimalloc"]
-        .into_iter()
-        .find(|a| pre.contains(a))
-        .map(str::to_owned)
+    let pre = std::env::var("LD_PRELOAD").unwrap_or_default();
+    let preloaded = ["jemalloc", "tcmalloc", "mimalloc"].into_iter().find(|a| pre.contains(a));
+    preloaded.map(str::to_owned).or_else(libc_malloc)
+}
+
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn libc_malloc() -> Option<String> {
+    // SAFETY: returns a pointer to a static NUL-terminated string.
+    let v = unsafe { std::ffi::CStr::from_ptr(libc::gnu_get_libc_version()) };
+    Some(format!("glibc {} malloc", v.to_string_lossy()))
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn libc_malloc() -> Option<String> {
+    None
 }
 
 fn first_line(program: &str, args: &[&str]) -> Option<String> {
@@ -112,5 +123,8 @@ mod tests {
     fn this_host_has_a_fingerprint() {
         let f = collect();
         assert!(f.contains_key("rustc"), "{f:?}");
+        if cfg!(all(target_os = "linux", target_env = "gnu")) && std::env::var_os("LD_PRELOAD").is_none() {
+            assert!(f["allocator"].starts_with("glibc 2."), "the C library's malloc, with its version: {f:?}");
+        }
     }
 }
