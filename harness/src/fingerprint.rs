@@ -124,7 +124,10 @@ mod tests {
         let f = collect();
         assert!(f.contains_key("rustc"), "{f:?}");
         if cfg!(all(target_os = "linux", target_env = "gnu")) && std::env::var_os("LD_PRELOAD").is_none() {
-            assert!(f["allocator"].starts_with("glibc 2."), "the C library's malloc, with its version: {f:?}");
+            assert!(
+                f["allocator"].starts_with("glibc 2."),
+                "the C library's malloc, with its version: {f:?}"
+            );
         }
     }
 }

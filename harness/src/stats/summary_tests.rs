@@ -246,3 +246,42 @@ fn autocorrelated_iterations_are_unstable() {
         assert_eq!(s.unstable, expect);
     }
 }
+
+/// The spread rule: processes whose values differ by a process-dependent factor (unicode-
+/// segmentation's `chars/scalar/japanese`: 15.8-40.8 us, `ok` before the rule) are flagged; a
+/// quiet machine's 5% noise between 5 processes almost never is.
+#[test]
+fn processes_that_disagree_by_half_again_are_unstable_and_quiet_ones_are_not() {
+    let mut r = rng(25);
+    let trials = 20_000;
+    let spread = |s: Summary| s.unstable_reason.is_some_and(|r| r.contains("processes disagree"));
+    let quiet = (0..trials)
+        .filter(|_| {
+            let v: Vec<f64> = (0..5).map(|_| 20.0 * (0.05 * normal(&mut r)).exp()).collect();
+            spread(summarize(&v, None, true, 0.95).unwrap())
+        })
+        .count();
+    assert_eq!(quiet, 0, "{quiet} of {trials} quiet rows flagged");
+    // A busy machine's 15% noise: flagged now and then, not as a rule.
+    let busy = (0..trials)
+        .filter(|_| {
+            let v: Vec<f64> = (0..5).map(|_| 20.0 * (0.15 * normal(&mut r)).exp()).collect();
+            spread(summarize(&v, None, true, 0.95).unwrap())
+        })
+        .count();
+    assert!(busy as f64 / (trials as f64) < 0.02, "{busy} of {trials} busy rows flagged");
+    // Two code layouts: some processes at 16 us, the others at 40 us.
+    let split = [16.0, 40.0, 17.0, 39.0, 16.5];
+    let s = summarize(&split, None, true, 0.95).unwrap();
+    assert!(s.unstable, "{s:?}");
+    assert!(
+        s.unstable_reason
+            .unwrap()
+            .contains("processes disagree: the middle half of them span 2.4x")
+    );
+    // One process off alone is not a disagreement (the outlier rule judges it).
+    assert!(!spread(summarize(&[16.0, 16.2, 15.9, 16.1, 40.0], None, true, 0.95).unwrap()));
+    // Counts and other arithmetic-scale metrics are not judged this way, nor two processes.
+    assert!(!summarize(&[0.0, 10.0, 20.0], None, false, 0.95).unwrap().unstable);
+    assert!(!summarize(&[10.0, 20.0, 30.0], None, true, 0.95).unwrap().unstable);
+}
