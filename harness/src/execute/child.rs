@@ -71,7 +71,7 @@ fn run_one(variant: &Variant, request: &ChildRequest) -> ChildRecord {
                 Some(CountRequest::Callgrind { .. } | CountRequest::Allocs) => (request.iterations, request.warmup),
                 _ => (s.iterations.unwrap_or(request.iterations), s.warmup.unwrap_or(request.warmup)),
             };
-            crate::suite::allocator::settle();
+            crate::suite::allocator::settle(request.layout);
             let mut b = Bencher::new(iterations, warmup).with_gpu(request.gpu.unwrap_or_default());
             if let Some(count) = &request.counters {
                 b = b.counting(Counting::new(count)?);

@@ -30,6 +30,10 @@ pub(crate) struct ChildRequest {
     /// Count the measurements' calls, and how (`--counters`); absent: wall time only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counters: Option<crate::counters::CountRequest>,
+    /// This process's heap layout: the offset `suite::allocator::settle` shifts later
+    /// allocations by, so that processes sample layouts (absent from older parents: none).
+    #[serde(default)]
+    pub layout: u64,
 }
 
 /// How one scenario ended inside the child.

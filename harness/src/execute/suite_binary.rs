@@ -103,6 +103,7 @@ impl Target for SuiteBinary {
                 CounterSource::Perf => CountRequest::Perf { label: source.label() },
                 CounterSource::Allocs { .. } => CountRequest::Allocs,
             }),
+            layout: crate::suite::allocator::layout_of(&req.id),
         };
         let child_args: Vec<OsString> = vec![
             CHILD_ARG.into(),

@@ -8,15 +8,36 @@
 //! memory freed between samples goes back to the OS and the next timed call takes it again
 //! (brk, page faults). dary_heap's `append` of 2 500 into 97 500 `u32` took 27 µs per call that
 //! way against criterion's 16.5 µs; after [`settle`] it took 16.7 µs (docs/criterion.md).
+//!
+//! A fresh process's heap is also laid out the same way every time: the same inputs land at the
+//! same page offsets, so a routine sensitive to where its data sits (a loop storing to the stack
+//! while it reads the input, hit by 4K aliasing) gives every process the same number and
+//! criterion's process another. unicode-segmentation's `chars/scalar/*` read 0.56-0.78x
+//! criterion's with all five processes within 1% of each other. [`settle`] therefore also shifts
+//! later allocations by an offset of the process's own (16-byte steps up to 4 KiB, from its run
+//! id, so a rerun of the plan repeats it): the processes sample layouts, the interval covers
+//! them, and a row whose number depends on the layout says so ("processes disagree").
 
 /// The block freed: glibc raises its thresholds only for a freed block up to 32 MiB, and never
 /// touches this one, so it costs address space, not resident memory.
 const SETTLE_BYTES: usize = 16 << 20;
 
-/// Put the allocator's thresholds where a long-running process has them: one untouched block
-/// above the mmap threshold, allocated and freed. Harmless under another allocator.
-pub(crate) fn settle() {
+/// Put the allocator's thresholds where a long-running process has them (one untouched block
+/// above the mmap threshold, allocated and freed), then shift later allocations by `layout`'s
+/// offset with a small block kept for the life of the process. Harmless under another allocator.
+pub(crate) fn settle(layout: u64) {
     std::hint::black_box(Vec::<u8>::with_capacity(SETTLE_BYTES));
+    // Above the sizes glibc keeps in per-size free lists, so the block comes from the top of the
+    // heap, right before what the process allocates next.
+    let pad = 8192 + 16 * (layout % 256) as usize;
+    std::mem::forget(std::hint::black_box(Vec::<u8>::with_capacity(pad)));
+}
+
+/// A process's layout from its run id (FNV-1a): different processes, different offsets; the
+/// same plan, the same ones.
+pub(crate) fn layout_of(id: &str) -> u64 {
+    id.bytes()
+        .fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3))
 }
 
 #[cfg(test)]
@@ -44,13 +65,34 @@ mod tests {
     #[test]
     fn a_settled_allocator_keeps_freed_memory_for_the_next_call() {
         if let Ok(mode) = std::env::var("HARNESS_SETTLE_PROBE") {
+            if let Some(layout) = mode.strip_prefix("layout=") {
+                super::settle(layout.parse().unwrap());
+                let after = std::hint::black_box(vec![1u8; 40_000]);
+                println!("offset={}", after.as_ptr() as usize % 4096);
+                return;
+            }
             if mode == "settled" {
-                super::settle();
+                super::settle(0);
             }
             println!("faults={}", faults_of_a_reused_block());
             return;
         }
-        let probe = |mode: &str| -> i64 {
+        let probe = |mode: &str| -> i64 { probe_value(mode, "faults=") };
+        let (fresh, settled) = (probe("fresh"), probe("settled"));
+        assert!(fresh >= 50, "a fresh process maps the block anew: {fresh} faults");
+        assert!(settled <= 5, "a settled one reuses kept pages: {settled} faults");
+        // Layouts: a later allocation's page offset moves with the process's layout.
+        let offsets: std::collections::BTreeSet<i64> = [0, 1, 7, 100, 255]
+            .iter()
+            .map(|l| probe_value(&format!("layout={l}"), "offset="))
+            .collect();
+        assert_eq!(offsets.len(), 5, "five layouts, five page offsets: {offsets:?}");
+        assert_eq!(super::layout_of("r1"), super::layout_of("r1"));
+        assert_ne!(super::layout_of("r1") % 256, super::layout_of("r2") % 256);
+    }
+
+    fn probe_value(mode: &str, key: &str) -> i64 {
+        {
             let out = Command::new(std::env::current_exe().unwrap())
                 .args([
                     "--exact",
@@ -62,11 +104,8 @@ mod tests {
                 .unwrap();
             let text = String::from_utf8_lossy(&out.stdout);
             // libtest prints the test's name on the same line, before the probe's output.
-            let after = text.split("faults=").nth(1).unwrap_or_else(|| panic!("{text}"));
+            let after = text.split(key).nth(1).unwrap_or_else(|| panic!("{text}"));
             after.chars().take_while(char::is_ascii_digit).collect::<String>().parse().unwrap()
-        };
-        let (fresh, settled) = (probe("fresh"), probe("settled"));
-        assert!(fresh >= 50, "a fresh process maps the block anew: {fresh} faults");
-        assert!(settled <= 5, "a settled one reuses kept pages: {settled} faults");
+        }
     }
 }
