@@ -1,6 +1,10 @@
 //! `--allocs` end to end through the CLI of a suite binary (`fixture_allocs`): counting
 //! processes of their own started with the preload library, exact counts per call in
 //! results.json, the leak list, "not counted" with its reason, and compare's exact `+1 per call`.
+//!
+//! A `harness = false` target (libtest-mimic), as `counters.rs`: the tests of `--allocs` beside
+//! `--counters=valgrind` are ignored without valgrind, and fail then under
+//! `HARNESS_REQUIRE_VALGRIND=1` (CI).
 
 #[path = "common/interpose.rs"]
 #[allow(dead_code)]
@@ -10,6 +14,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use harness::model::{CompareEntry, CompareVerdict, PerCall, ResultsFile};
+use libtest_mimic::{Arguments, Completion, Failed, Trial};
 
 const FIXTURE: &str = env!("CARGO_BIN_EXE_fixture_allocs");
 
@@ -47,7 +52,6 @@ fn exact(r: &ResultsFile, scenario: &str, metric: &str) -> u64 {
     p.min
 }
 
-#[test]
 fn run_allocs_counts_each_fixture_exactly_in_processes_of_its_own() {
     let lib = common::interpose_lib();
     let dir = tempfile::tempdir().unwrap();
@@ -114,7 +118,6 @@ fn run_allocs_counts_each_fixture_exactly_in_processes_of_its_own() {
     assert!(junit.contains("value=\"6 allocs/call, n=3 [allocs-preload]\""), "{junit}");
 }
 
-#[test]
 fn run_allocs_without_the_preload_says_why_and_never_reports_zero() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().to_str().unwrap();
@@ -129,7 +132,6 @@ fn run_allocs_without_the_preload_says_why_and_never_reports_zero() {
     );
 }
 
-#[test]
 fn compare_allocs_decides_exact_rows_exactly() {
     let lib = common::interpose_lib();
     let dir = tempfile::tempdir().unwrap();
@@ -179,7 +181,6 @@ fn compare_allocs_decides_exact_rows_exactly() {
     assert!(md.contains("| +1 per call | regressed |"), "{md}");
 }
 
-#[test]
 fn history_finds_an_exact_step_of_one_allocation_per_call_at_its_run() {
     let lib = common::interpose_lib();
     let dir = tempfile::tempdir().unwrap();
@@ -239,7 +240,6 @@ fn history_finds_an_exact_step_of_one_allocation_per_call_at_its_run() {
     );
 }
 
-#[test]
 fn a_double_free_the_allocator_catches_is_the_scenarios_crash() {
     let lib = common::interpose_lib();
     let dir = tempfile::tempdir().unwrap();
@@ -267,5 +267,146 @@ fn a_double_free_the_allocator_catches_is_the_scenarios_crash() {
             "{:?}",
             run.outcome
         );
+    }
+}
+
+const REQUIRE_VAR: &str = "HARNESS_REQUIRE_VALGRIND";
+
+/// A trial that needs valgrind: ignored without it, unless CI requires it (as in counters.rs).
+fn with_valgrind(name: &'static str, test: fn()) -> Trial {
+    Trial::ignorable_test(name, move || {
+        if Command::new("valgrind").arg("--version").output().is_ok_and(|o| o.status.success()) {
+            test();
+            Ok(Completion::Completed)
+        } else if std::env::var_os(REQUIRE_VAR).is_some_and(|v| v == "1") {
+            Err(Failed::from(format!(
+                "{REQUIRE_VAR}=1 but valgrind is not installed (apt-get install valgrind)"
+            )))
+        } else {
+            Ok(Completion::ignored_with(format!(
+                "valgrind not installed; apt-get install valgrind, {REQUIRE_VAR}=1 makes this a failure"
+            )))
+        }
+    })
+}
+
+fn main() -> std::process::ExitCode {
+    let plain = |name: &'static str, test: fn()| Trial::test(name, move || Ok(test()));
+    let trials = vec![
+        plain(
+            "run_allocs_counts_each_fixture_exactly_in_processes_of_its_own",
+            run_allocs_counts_each_fixture_exactly_in_processes_of_its_own,
+        ),
+        plain(
+            "run_allocs_without_the_preload_says_why_and_never_reports_zero",
+            run_allocs_without_the_preload_says_why_and_never_reports_zero,
+        ),
+        plain(
+            "compare_allocs_decides_exact_rows_exactly",
+            compare_allocs_decides_exact_rows_exactly,
+        ),
+        plain(
+            "history_finds_an_exact_step_of_one_allocation_per_call_at_its_run",
+            history_finds_an_exact_step_of_one_allocation_per_call_at_its_run,
+        ),
+        plain(
+            "a_double_free_the_allocator_catches_is_the_scenarios_crash",
+            a_double_free_the_allocator_catches_is_the_scenarios_crash,
+        ),
+        with_valgrind(
+            "run_allocs_with_counters_records_both_each_in_processes_of_its_own",
+            both::run_records_both_each_in_processes_of_its_own,
+        ),
+        with_valgrind("compare_allocs_with_counters_decides_both_rows", both::compare_decides_both_rows),
+    ];
+    libtest_mimic::run(&Arguments::from_args(), trials).exit_code()
+}
+
+/// `--allocs` beside `--counters=valgrind`.
+mod both {
+    use super::*;
+
+    pub fn run_records_both_each_in_processes_of_its_own() {
+        let lib = common::interpose_lib();
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().to_str().unwrap();
+        let args = [
+            "run",
+            "alloc/zeroed_4k",
+            "--allocs",
+            "--counters=valgrind",
+            "--counter-processes",
+            "2",
+            "--repeat",
+            "1",
+            "--seed",
+            "3",
+            "--out",
+            out,
+        ];
+        fixture(&args, &lib);
+        let r = results(dir.path());
+        assert_eq!(exact(&r, "alloc/zeroed_4k", "allocations"), 1);
+        assert_eq!(exact(&r, "alloc/zeroed_4k", "alloc_bytes"), 4096);
+        let has = |run: &harness::model::RunRecord, m: &str| run.metrics.iter().any(|x| x.name == m);
+        let by = |label: Option<&str>| -> Vec<&harness::model::RunRecord> {
+            r.runs
+                .iter()
+                .filter(|x| match label {
+                    None => x.counted_by.is_none(),
+                    Some(l) => x.counted_by.as_deref().is_some_and(|b| b.starts_with(l)),
+                })
+                .collect()
+        };
+        let (timed, allocs, callgrind) = (by(None), by(Some("allocs")), by(Some("valgrind-callgrind")));
+        assert_eq!((timed.len(), allocs.len(), callgrind.len()), (1, 2, 2), "{:#?}", r.runs);
+        // Each source in processes of its own: callgrind never counts the allocation windows,
+        // the preload never counts valgrind's mallocs, and the timed process counts neither.
+        assert!(allocs.iter().all(|x| has(x, "allocations") && !has(x, "instructions")));
+        assert!(callgrind.iter().all(|x| has(x, "instructions") && !has(x, "allocations")));
+        assert!(
+            timed
+                .iter()
+                .all(|x| has(x, "latency_ns") && !has(x, "instructions") && !has(x, "allocations"))
+        );
+        let instructions = r.summaries[0].metrics.iter().find(|m| m.metric == "instructions");
+        assert!(instructions.is_some_and(|m| m.stats.mean > 0.0), "{:?}", r.summaries[0].metrics);
+    }
+
+    pub fn compare_decides_both_rows() {
+        let lib = common::interpose_lib();
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().to_str().unwrap();
+        let args = [
+            "compare",
+            "--baseline",
+            FIXTURE,
+            "--candidate",
+            FIXTURE,
+            "--candidate-env",
+            "FIXTURE_ALLOCS_EXTRA=1",
+            "--allocs",
+            "--counters=valgrind",
+            "--counter-processes",
+            "2",
+            "--runs",
+            "2",
+            "--seed",
+            "3",
+            "--out",
+            out,
+            "alloc/none",
+        ];
+        fixture(&args, &lib);
+        let text = std::fs::read_to_string(dir.path().join("compare.json")).unwrap();
+        let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let rows: Vec<CompareEntry> = serde_json::from_value(json.get("entries").cloned().unwrap_or(json)).unwrap();
+        let row = |metric: &str| rows.iter().find(|e| e.name == "alloc/none" && e.metric == metric);
+        let allocations = row("allocations").unwrap_or_else(|| panic!("no allocations row: {rows:#?}"));
+        assert_eq!(allocations.verdict, CompareVerdict::Regressed);
+        assert_eq!(allocations.per_call.as_deref(), Some("+1 per call"));
+        // The candidate's extra malloc costs instructions too: callgrind counted it.
+        let instructions = row("instructions").unwrap_or_else(|| panic!("no instructions row: {rows:#?}"));
+        assert_eq!(instructions.verdict, CompareVerdict::Regressed, "{instructions:#?}");
     }
 }

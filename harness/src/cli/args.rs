@@ -122,7 +122,7 @@ pub struct MeasureArgs {
     /// 2N counted ones (N = --counter-iterations): exact where every call counted the same and
     /// the 2N calls twice the N, else `varies`. Counts through libharness_interpose.so in
     /// LD_PRELOAD, or the binary's harness::CountingAllocator (docs/allocations.md).
-    #[arg(long, conflicts_with = "counters")]
+    #[arg(long)]
     pub allocs: bool,
     /// Counting processes per measurement under valgrind (compare and calibrate: counting pairs
     /// per scenario, run before the wall-time pairs).
