@@ -132,6 +132,28 @@ fn run_allocs_without_the_preload_says_why_and_never_reports_zero() {
     );
 }
 
+fn run_allocs_needs_no_setup_the_binary_carries_its_recorder() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = Command::new(FIXTURE)
+        .args(["run", "alloc/zeroed_4k", "--allocs", "--repeat", "1", "--seed", "3", "--out"])
+        .arg(dir.path())
+        .env_remove("HARNESS_INTERPOSE_LIB")
+        .env_remove("LD_PRELOAD")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let r = results(dir.path());
+    assert_eq!(exact(&r, "alloc/zeroed_4k", "allocations"), 1);
+    assert_eq!(exact(&r, "alloc/zeroed_4k", "alloc_bytes"), 4096);
+    let counted = r.runs.iter().filter(|x| x.counted_by.as_deref() == Some("allocs"));
+    assert!(
+        counted
+            .flat_map(|x| &x.metrics)
+            .all(|m| m.source.as_deref() == Some("allocs-preload")),
+        "counted through the embedded recorder in LD_PRELOAD"
+    );
+}
+
 fn compare_allocs_decides_exact_rows_exactly() {
     let lib = common::interpose_lib();
     let dir = tempfile::tempdir().unwrap();
@@ -300,6 +322,10 @@ fn main() -> std::process::ExitCode {
         plain(
             "run_allocs_without_the_preload_says_why_and_never_reports_zero",
             run_allocs_without_the_preload_says_why_and_never_reports_zero,
+        ),
+        plain(
+            "run_allocs_needs_no_setup_the_binary_carries_its_recorder",
+            run_allocs_needs_no_setup_the_binary_carries_its_recorder,
         ),
         plain(
             "compare_allocs_decides_exact_rows_exactly",

@@ -95,7 +95,7 @@ impl MeasureArgs {
         // and any other says per measurement why it was not counted.
         let allocs = self.allocs.then(|| CounterSettings {
             source: CounterSource::Allocs {
-                preload: crate::detect::preload::locate(),
+                preload: crate::allocs::embedded::preload(),
             },
             iterations: self.counter_iterations,
             warmup: self.counter_warmup,
