@@ -177,7 +177,9 @@ fn compare_allocs_decides_exact_rows_exactly() {
         "alloc/zeroed_4k",
         "alloc/every_third",
     ];
-    fixture(&args, &lib);
+    let o = fixture(&args, &lib);
+    let terminal = String::from_utf8_lossy(&o.stdout);
+    assert!(terminal.contains("| allocations | 0 allocs | 1 alloc |"), "{terminal}");
     let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("compare.json")).unwrap()).unwrap();
     let rows: Vec<CompareEntry> = serde_json::from_value(json.get("entries").cloned().unwrap_or(json)).unwrap();
     let row = |name: &str, metric: &str| rows.iter().find(|e| e.name == name && e.metric == metric).unwrap();
@@ -201,6 +203,15 @@ fn compare_allocs_decides_exact_rows_exactly() {
     assert!(varies.note.as_deref().unwrap_or_default().contains("ordinary statistics"));
     let md = std::fs::read_to_string(dir.path().join("compare.md")).unwrap();
     assert!(md.contains("| +1 per call | regressed |"), "{md}");
+    // Sides read as counts per call, not `1.00 count`, in compare.md, the terminal and the HTML.
+    assert!(md.contains("| allocations | 0 allocs | 1 alloc | +1 per call |"), "{md}");
+    assert!(md.contains("| alloc_bytes | 4096 B | 4096 B | unchanged |"), "{md}");
+    assert!(!md.contains(" count |"), "{md}");
+    let html = std::fs::read_to_string(dir.path().join("index.html")).unwrap();
+    assert!(
+        html.contains("<td>0 allocs</td>") || html.contains(">0 allocs<"),
+        "the HTML's base cell"
+    );
 }
 
 fn history_finds_an_exact_step_of_one_allocation_per_call_at_its_run() {
