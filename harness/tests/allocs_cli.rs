@@ -234,13 +234,28 @@ fn history_finds_an_exact_step_of_one_allocation_per_call_at_its_run() {
             ])
             .arg("--out")
             .arg(&out)
-            .arg("--history")
-            .arg(&db)
+            // The last run is stored afterwards (`history add DIR`), the others as they run.
+            .args(if i < 4 {
+                vec![std::ffi::OsStr::new("--history"), db.as_os_str()]
+            } else {
+                vec![]
+            })
             .env("HARNESS_INTERPOSE_LIB", &lib)
             .env("FIXTURE_ALLOCS_EXTRA", extra)
             .output()
             .unwrap();
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        if i == 4 {
+            let o = Command::new(FIXTURE)
+                .arg("history")
+                .arg("add")
+                .arg(&out)
+                .arg("--db")
+                .arg(&db)
+                .output()
+                .unwrap();
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        }
     }
     let check = dir.path().join("check");
     let o = Command::new(FIXTURE)
@@ -271,6 +286,11 @@ fn history_finds_an_exact_step_of_one_allocation_per_call_at_its_run() {
         4,
         "allocations, deallocations, alloc_bytes, peak_bytes: {changes:?}"
     );
+    // Every allocation series is stored, one per metric and scenario, and drawn.
+    let html = std::fs::read_to_string(check.join("index.html")).unwrap();
+    for m in ["allocations", "deallocations", "alloc_bytes", "peak_bytes", "leaked_bytes"] {
+        assert!(html.contains(m), "{m} series in the history's trends");
+    }
 }
 
 fn a_double_free_the_allocator_catches_is_the_scenarios_crash() {
