@@ -115,7 +115,8 @@ fn run_allocs_counts_each_fixture_exactly_in_processes_of_its_own() {
     let html = std::fs::read_to_string(dir.path().join("index.html")).unwrap();
     assert!(html.contains("<section id=\"leaks\">") && html.contains("<td>alloc/leak</td>"));
     let junit = std::fs::read_to_string(dir.path().join("junit.xml")).unwrap();
-    assert!(junit.contains("value=\"6 allocs/call, n=3 [allocs-preload]\""), "{junit}");
+    // Two counting processes that count alike are exact: the third is never run (run::more_counting).
+    assert!(junit.contains("value=\"6 allocs/call, n=2 [allocs-preload]\""), "{junit}");
 }
 
 fn run_allocs_without_the_preload_says_why_and_never_reports_zero() {
