@@ -1,6 +1,6 @@
 //! The criterion fixture crate (tests/fixtures/criterion_bench, switched to harness-criterion by
 //! its dependency line alone) under `cargo test --benches`, `cargo bench`, bad input and
-//! `--counters=valgrind`.
+//! `--counters=valgrind`, and `--allocs` with no setup.
 //!
 //! The fixture builds into `<target>/tmp/fixture-bench`, the directory harness's own
 //! cargo_bench test builds its fixture in, so harness and its dependencies are built once for
@@ -14,7 +14,8 @@ use libtest_mimic::{Arguments, Completion, Failed, Trial};
 use serde_json::Value;
 
 /// Every benchmark the fixture declares, by criterion id.
-const NAMES: [&str; 22] = [
+const NAMES: [&str; 23] = [
+    "allocs/vec_4096",
     "configured/helper",
     "fib 20",
     "fib/30",
@@ -53,6 +54,8 @@ fn cargo(args: &[&str], envs: &[(&str, &str)]) -> Output {
         // When nextest runs this test, its variables must not reach the fixture's processes.
         .env_remove("NEXTEST")
         .env_remove("NEXTEST_RUN_ID")
+        // `--allocs` must count with no setup: no preload named from outside.
+        .env_remove("HARNESS_INTERPOSE_LIB")
         .env_remove("CRITERION_FIXTURE_BAD")
         .env_remove("CRITERION_FIXTURE_DUPLICATE");
     for (k, v) in envs {
@@ -123,7 +126,7 @@ fn cargo_test_runs_each_benchmark_once() -> Result<(), Failed> {
             format!("{name}: {lines:?}\n{out}")
         })?;
     }
-    check(stdout.contains("test result: ok. 22 passed; 0 failed;"), || out.clone())?;
+    check(stdout.contains("test result: ok. 23 passed; 0 failed;"), || out.clone())?;
     check(out.contains("benchmark group \"empty\" has no benchmarks"), || out.clone())
 }
 
@@ -370,6 +373,55 @@ fn counters_record_instructions() -> Result<(), Failed> {
     )
 }
 
+/// `cargo bench -- --allocs` in a user's crate with no setup (harness-criterion carries the
+/// recorder): one zeroed 4096-byte vector a call is exactly 1 allocation, 1 deallocation, 4096
+/// bytes, nothing leaked; `iter_custom` is timed and not counted, with the reason, never 0.
+fn allocs_count_a_4096_byte_vec_exactly() -> Result<(), Failed> {
+    let args = [
+        "--allocs",
+        "--counter-processes",
+        "2",
+        "--repeat",
+        "1",
+        "--iterations",
+        "2",
+        "--exact",
+        "allocs/vec_4096",
+        "loops/iter_custom",
+    ];
+    let (code, results, _dir, out) = bench(&args, &[]);
+    check(code == Some(0), || out.clone())?;
+    let summary = |name: &str| {
+        results["summaries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["scenario"] == name)
+            .cloned()
+            .unwrap_or(Value::Null)
+    };
+    let vec = summary("allocs/vec_4096");
+    for (m, want) in [("allocations", 1), ("deallocations", 1), ("alloc_bytes", 4096), ("leaked_bytes", 0)] {
+        let per_call = vec["metrics"]
+            .as_array()
+            .and_then(|ms| ms.iter().find(|x| x["metric"] == m))
+            .map(|x| x["per_call"].clone());
+        let exact = per_call
+            .as_ref()
+            .is_some_and(|p| p["exact"] == true && p["min"] == want && p["max"] == want);
+        check(exact, || format!("{m}: want exactly {want} a call, got {per_call:?}\n{out}"))?;
+    }
+    check(out.contains("1 allocs/call") && out.contains("4096 bytes/call"), || out.clone())?;
+    let custom = runs_of(&results, "loops/iter_custom");
+    check(
+        custom.iter().all(|r| metric(r, "allocations").is_none())
+            && custom
+                .iter()
+                .any(|r| r["outcome"]["reason"].as_str().is_some_and(|s| s.contains("not counted"))),
+        || format!("iter_custom: timed, not counted, with the reason: {custom:?}"),
+    )
+}
+
 /// Set by CI where valgrind is installed: a missing valgrind is then a failure, not a skip.
 const REQUIRE_VAR: &str = "HARNESS_REQUIRE_VALGRIND";
 
@@ -387,6 +439,7 @@ fn main() -> std::process::ExitCode {
             cargo_bench_reports_names_rates_and_intervals,
         ),
         Trial::test("bad_input_is_a_result_or_a_clear_error", bad_input_is_a_result_or_a_clear_error),
+        Trial::test("allocs_count_a_4096_byte_vec_exactly", allocs_count_a_4096_byte_vec_exactly),
         Trial::ignorable_test("counters_record_instructions", || {
             if valgrind() {
                 counters_record_instructions().map(|()| Completion::Completed)

@@ -1,6 +1,10 @@
 //! `--allocs` end to end through the CLI of a suite binary (`fixture_allocs`): counting
 //! processes of their own started with the preload library, exact counts per call in
 //! results.json, the leak list, "not counted" with its reason, and compare's exact `+1 per call`.
+//!
+//! A `harness = false` target (libtest-mimic), as `counters.rs`: the tests of `--allocs` beside
+//! `--counters=valgrind` are ignored without valgrind, and fail then under
+//! `HARNESS_REQUIRE_VALGRIND=1` (CI).
 
 #[path = "common/interpose.rs"]
 #[allow(dead_code)]
@@ -10,6 +14,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use harness::model::{CompareEntry, CompareVerdict, PerCall, ResultsFile};
+use libtest_mimic::{Arguments, Completion, Failed, Trial};
 
 const FIXTURE: &str = env!("CARGO_BIN_EXE_fixture_allocs");
 
@@ -47,7 +52,6 @@ fn exact(r: &ResultsFile, scenario: &str, metric: &str) -> u64 {
     p.min
 }
 
-#[test]
 fn run_allocs_counts_each_fixture_exactly_in_processes_of_its_own() {
     let lib = common::interpose_lib();
     let dir = tempfile::tempdir().unwrap();
@@ -111,10 +115,10 @@ fn run_allocs_counts_each_fixture_exactly_in_processes_of_its_own() {
     let html = std::fs::read_to_string(dir.path().join("index.html")).unwrap();
     assert!(html.contains("<section id=\"leaks\">") && html.contains("<td>alloc/leak</td>"));
     let junit = std::fs::read_to_string(dir.path().join("junit.xml")).unwrap();
-    assert!(junit.contains("value=\"6 allocs/call, n=3 [allocs-preload]\""), "{junit}");
+    // Two counting processes that count alike are exact: the third is never run (run::more_counting).
+    assert!(junit.contains("value=\"6 allocs/call, n=2 [allocs-preload]\""), "{junit}");
 }
 
-#[test]
 fn run_allocs_without_the_preload_says_why_and_never_reports_zero() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().to_str().unwrap();
@@ -129,7 +133,28 @@ fn run_allocs_without_the_preload_says_why_and_never_reports_zero() {
     );
 }
 
-#[test]
+fn run_allocs_needs_no_setup_the_binary_carries_its_recorder() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = Command::new(FIXTURE)
+        .args(["run", "alloc/zeroed_4k", "--allocs", "--repeat", "1", "--seed", "3", "--out"])
+        .arg(dir.path())
+        .env_remove("HARNESS_INTERPOSE_LIB")
+        .env_remove("LD_PRELOAD")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let r = results(dir.path());
+    assert_eq!(exact(&r, "alloc/zeroed_4k", "allocations"), 1);
+    assert_eq!(exact(&r, "alloc/zeroed_4k", "alloc_bytes"), 4096);
+    let counted = r.runs.iter().filter(|x| x.counted_by.as_deref() == Some("allocs"));
+    assert!(
+        counted
+            .flat_map(|x| &x.metrics)
+            .all(|m| m.source.as_deref() == Some("allocs-preload")),
+        "counted through the embedded recorder in LD_PRELOAD"
+    );
+}
+
 fn compare_allocs_decides_exact_rows_exactly() {
     let lib = common::interpose_lib();
     let dir = tempfile::tempdir().unwrap();
@@ -153,7 +178,9 @@ fn compare_allocs_decides_exact_rows_exactly() {
         "alloc/zeroed_4k",
         "alloc/every_third",
     ];
-    fixture(&args, &lib);
+    let o = fixture(&args, &lib);
+    let terminal = String::from_utf8_lossy(&o.stdout);
+    assert!(terminal.contains("| allocations | 0 allocs | 1 alloc |"), "{terminal}");
     let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("compare.json")).unwrap()).unwrap();
     let rows: Vec<CompareEntry> = serde_json::from_value(json.get("entries").cloned().unwrap_or(json)).unwrap();
     let row = |name: &str, metric: &str| rows.iter().find(|e| e.name == name && e.metric == metric).unwrap();
@@ -177,9 +204,17 @@ fn compare_allocs_decides_exact_rows_exactly() {
     assert!(varies.note.as_deref().unwrap_or_default().contains("ordinary statistics"));
     let md = std::fs::read_to_string(dir.path().join("compare.md")).unwrap();
     assert!(md.contains("| +1 per call | regressed |"), "{md}");
+    // Sides read as counts per call, not `1.00 count`, in compare.md, the terminal and the HTML.
+    assert!(md.contains("| allocations | 0 allocs | 1 alloc | +1 per call |"), "{md}");
+    assert!(md.contains("| alloc_bytes | 4096 B | 4096 B | unchanged |"), "{md}");
+    assert!(!md.contains(" count |"), "{md}");
+    let html = std::fs::read_to_string(dir.path().join("index.html")).unwrap();
+    assert!(
+        html.contains("<td>0 allocs</td>") || html.contains(">0 allocs<"),
+        "the HTML's base cell"
+    );
 }
 
-#[test]
 fn history_finds_an_exact_step_of_one_allocation_per_call_at_its_run() {
     let lib = common::interpose_lib();
     let dir = tempfile::tempdir().unwrap();
@@ -200,13 +235,28 @@ fn history_finds_an_exact_step_of_one_allocation_per_call_at_its_run() {
             ])
             .arg("--out")
             .arg(&out)
-            .arg("--history")
-            .arg(&db)
+            // The last run is stored afterwards (`history add DIR`), the others as they run.
+            .args(if i < 4 {
+                vec![std::ffi::OsStr::new("--history"), db.as_os_str()]
+            } else {
+                vec![]
+            })
             .env("HARNESS_INTERPOSE_LIB", &lib)
             .env("FIXTURE_ALLOCS_EXTRA", extra)
             .output()
             .unwrap();
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        if i == 4 {
+            let o = Command::new(FIXTURE)
+                .arg("history")
+                .arg("add")
+                .arg(&out)
+                .arg("--db")
+                .arg(&db)
+                .output()
+                .unwrap();
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        }
     }
     let check = dir.path().join("check");
     let o = Command::new(FIXTURE)
@@ -237,9 +287,13 @@ fn history_finds_an_exact_step_of_one_allocation_per_call_at_its_run() {
         4,
         "allocations, deallocations, alloc_bytes, peak_bytes: {changes:?}"
     );
+    // Every allocation series is stored, one per metric and scenario, and drawn.
+    let html = std::fs::read_to_string(check.join("index.html")).unwrap();
+    for m in ["allocations", "deallocations", "alloc_bytes", "peak_bytes", "leaked_bytes"] {
+        assert!(html.contains(m), "{m} series in the history's trends");
+    }
 }
 
-#[test]
 fn a_double_free_the_allocator_catches_is_the_scenarios_crash() {
     let lib = common::interpose_lib();
     let dir = tempfile::tempdir().unwrap();
@@ -267,5 +321,150 @@ fn a_double_free_the_allocator_catches_is_the_scenarios_crash() {
             "{:?}",
             run.outcome
         );
+    }
+}
+
+const REQUIRE_VAR: &str = "HARNESS_REQUIRE_VALGRIND";
+
+/// A trial that needs valgrind: ignored without it, unless CI requires it (as in counters.rs).
+fn with_valgrind(name: &'static str, test: fn()) -> Trial {
+    Trial::ignorable_test(name, move || {
+        if Command::new("valgrind").arg("--version").output().is_ok_and(|o| o.status.success()) {
+            test();
+            Ok(Completion::Completed)
+        } else if std::env::var_os(REQUIRE_VAR).is_some_and(|v| v == "1") {
+            Err(Failed::from(format!(
+                "{REQUIRE_VAR}=1 but valgrind is not installed (apt-get install valgrind)"
+            )))
+        } else {
+            Ok(Completion::ignored_with(format!(
+                "valgrind not installed; apt-get install valgrind, {REQUIRE_VAR}=1 makes this a failure"
+            )))
+        }
+    })
+}
+
+fn main() -> std::process::ExitCode {
+    let plain = |name: &'static str, test: fn()| Trial::test(name, move || Ok(test()));
+    let trials = vec![
+        plain(
+            "run_allocs_counts_each_fixture_exactly_in_processes_of_its_own",
+            run_allocs_counts_each_fixture_exactly_in_processes_of_its_own,
+        ),
+        plain(
+            "run_allocs_without_the_preload_says_why_and_never_reports_zero",
+            run_allocs_without_the_preload_says_why_and_never_reports_zero,
+        ),
+        plain(
+            "run_allocs_needs_no_setup_the_binary_carries_its_recorder",
+            run_allocs_needs_no_setup_the_binary_carries_its_recorder,
+        ),
+        plain(
+            "compare_allocs_decides_exact_rows_exactly",
+            compare_allocs_decides_exact_rows_exactly,
+        ),
+        plain(
+            "history_finds_an_exact_step_of_one_allocation_per_call_at_its_run",
+            history_finds_an_exact_step_of_one_allocation_per_call_at_its_run,
+        ),
+        plain(
+            "a_double_free_the_allocator_catches_is_the_scenarios_crash",
+            a_double_free_the_allocator_catches_is_the_scenarios_crash,
+        ),
+        with_valgrind(
+            "run_allocs_with_counters_records_both_each_in_processes_of_its_own",
+            both::run_records_both_each_in_processes_of_its_own,
+        ),
+        with_valgrind("compare_allocs_with_counters_decides_both_rows", both::compare_decides_both_rows),
+    ];
+    libtest_mimic::run(&Arguments::from_args(), trials).exit_code()
+}
+
+/// `--allocs` beside `--counters=valgrind`.
+mod both {
+    use super::*;
+
+    pub fn run_records_both_each_in_processes_of_its_own() {
+        let lib = common::interpose_lib();
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().to_str().unwrap();
+        let args = [
+            "run",
+            "alloc/zeroed_4k",
+            "--allocs",
+            "--counters=valgrind",
+            "--counter-processes",
+            "2",
+            "--repeat",
+            "1",
+            "--seed",
+            "3",
+            "--out",
+            out,
+        ];
+        fixture(&args, &lib);
+        let r = results(dir.path());
+        assert_eq!(exact(&r, "alloc/zeroed_4k", "allocations"), 1);
+        assert_eq!(exact(&r, "alloc/zeroed_4k", "alloc_bytes"), 4096);
+        let has = |run: &harness::model::RunRecord, m: &str| run.metrics.iter().any(|x| x.name == m);
+        let by = |label: Option<&str>| -> Vec<&harness::model::RunRecord> {
+            r.runs
+                .iter()
+                .filter(|x| match label {
+                    None => x.counted_by.is_none(),
+                    Some(l) => x.counted_by.as_deref().is_some_and(|b| b.starts_with(l)),
+                })
+                .collect()
+        };
+        let (timed, allocs, callgrind) = (by(None), by(Some("allocs")), by(Some("valgrind-callgrind")));
+        assert_eq!((timed.len(), allocs.len(), callgrind.len()), (1, 2, 2), "{:#?}", r.runs);
+        // Each source in processes of its own: callgrind never counts the allocation windows,
+        // the preload never counts valgrind's mallocs, and the timed process counts neither.
+        assert!(allocs.iter().all(|x| has(x, "allocations") && !has(x, "instructions")));
+        assert!(callgrind.iter().all(|x| has(x, "instructions") && !has(x, "allocations")));
+        assert!(
+            timed
+                .iter()
+                .all(|x| has(x, "latency_ns") && !has(x, "instructions") && !has(x, "allocations"))
+        );
+        let instructions = r.summaries[0].metrics.iter().find(|m| m.metric == "instructions");
+        assert!(instructions.is_some_and(|m| m.stats.mean > 0.0), "{:?}", r.summaries[0].metrics);
+    }
+
+    pub fn compare_decides_both_rows() {
+        let lib = common::interpose_lib();
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().to_str().unwrap();
+        let args = [
+            "compare",
+            "--baseline",
+            FIXTURE,
+            "--candidate",
+            FIXTURE,
+            "--candidate-env",
+            "FIXTURE_ALLOCS_EXTRA=1",
+            "--allocs",
+            "--counters=valgrind",
+            "--counter-processes",
+            "2",
+            "--runs",
+            "2",
+            "--seed",
+            "3",
+            "--out",
+            out,
+            "alloc/none",
+        ];
+        fixture(&args, &lib);
+        let text = std::fs::read_to_string(dir.path().join("compare.json")).unwrap();
+        let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let rows: Vec<CompareEntry> = serde_json::from_value(json.get("entries").cloned().unwrap_or(json)).unwrap();
+        let row = |metric: &str| rows.iter().find(|e| e.name == "alloc/none" && e.metric == metric);
+        let allocations = row("allocations").unwrap_or_else(|| panic!("no allocations row: {rows:#?}"));
+        assert_eq!(allocations.verdict, CompareVerdict::Regressed);
+        assert_eq!(allocations.per_call.as_deref(), Some("+1 per call"));
+        // The candidate's extra malloc costs instructions too: callgrind counted it.
+        let instructions = row("instructions").unwrap_or_else(|| panic!("no instructions row: {rows:#?}"));
+        assert_eq!(instructions.verdict, CompareVerdict::Regressed, "{instructions:#?}");
     }
 }

@@ -1,7 +1,8 @@
 //! `harness bisect` end to end on a git repository the test makes: 8 commits of a tiny suite
 //! crate that depends on harness by path. `fixture/late` appears at commit 1, commit 2 triples
 //! the work of `fixture/tripled` (a large effect, so the wall-time search stays cheap), commit 3
-//! does not compile and 4 repairs it, commit 5 adds 10% to `fixture/scaled`. From commit 1 the
+//! does not compile and 4 repairs it, commit 5 adds 10% to `fixture/scaled`, commit 6 makes
+//! `fixture/boxed` allocate twice a call instead of once. From commit 1 the
 //! same suite is also a `[[bench]]` target, `walk` (as a criterion user's bench is), for
 //! `--bench`.
 //!
@@ -49,11 +50,13 @@ fn spin(n: u64) -> u64 {
 const STEADY: u64 = 40_000;
 const SCALED: u64 = 100_000;
 const TRIPLED: u64 = 40_000;
+const BOXES: u64 = 1;
 
 harness::scenarios!(|| vec![
     Scenario::measure("fixture/steady", |b| b.iter(|| spin(black_box(STEADY)))),
     Scenario::measure("fixture/scaled", |b| b.iter(|| spin(black_box(SCALED)))),
     Scenario::measure("fixture/tripled", |b| b.iter(|| spin(black_box(TRIPLED)))),
+    Scenario::measure("fixture/boxed", |b| b.iter(|| (0..black_box(BOXES)).map(|i| black_box(Box::new(i))).count())),
     // LATE
 ]);
 
@@ -85,7 +88,11 @@ const COMMITS: [(&str, &str, &str); 8] = [
     ("break the build", "fn main()", "fn main() -> missing_type"),
     ("repair the build", "fn main() -> missing_type", "fn main()"),
     ("scale fixture/scaled by 10%", "SCALED: u64 = 100_000", "SCALED: u64 = 110_000"),
-    ("comment the scenarios", "harness::scenarios!", "// The suite.\nharness::scenarios!"),
+    (
+        "comment the scenarios, box twice a call",
+        "const BOXES: u64 = 1;\n\nharness::scenarios!",
+        "const BOXES: u64 = 2;\n\n// The suite.\nharness::scenarios!",
+    ),
     ("name the constants", "/// `n` rounds", "/// Work: `n` rounds"),
 ];
 
@@ -398,6 +405,52 @@ fn bench_targets_compare_and_missing_ones_are_named(ids: &[String]) {
     assert!(!out.exists(), "nothing written for bad input");
 }
 
+/// `--allocs`: commit 6, one more allocation per call, named exactly (1 -> 2 a call, no
+/// preload set up: the harness carries its recorder), with `--counters` beside it too.
+fn allocs_name_the_commit_that_allocates_once_more(ids: &[String], with_counters: bool) {
+    let mut args = vec![
+        "--good",
+        &ids[0],
+        "--bad",
+        "main",
+        "--scenario",
+        "fixture/boxed",
+        "--allocs",
+        "--runs",
+        "2",
+    ];
+    if with_counters {
+        args.push("--counters=valgrind");
+    }
+    let (o, out) = bisect(if with_counters { "allocs-counters" } else { "allocs" }, &args);
+    let all = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{all}");
+    let j = json(&out);
+    assert_eq!(j["first_bad"], ids[6].as_str(), "{all}");
+    assert_eq!(j["metric"], "allocations", "{all}");
+    assert_eq!(j["change"]["ratio"].as_f64(), Some(2.0), "exactly 1 -> 2 a call: {j}");
+    assert!(all.contains(&format!("first bad commit: {}", &ids[6][..12])), "{all}");
+}
+
+/// A trial that needs valgrind: ignored without it, unless CI requires it.
+fn with_valgrind(name: &'static str, ids: std::sync::Arc<Vec<String>>, f: fn(&[String])) -> Trial {
+    Trial::ignorable_test(name, move || {
+        let installed = Command::new("valgrind").arg("--version").output().is_ok_and(|o| o.status.success());
+        if installed {
+            f(&ids);
+            Ok(Completion::Completed)
+        } else if std::env::var_os(REQUIRE_VAR).is_some_and(|v| v == "1") {
+            Err(Failed::from(format!(
+                "{REQUIRE_VAR}=1 but valgrind is not installed (apt-get install valgrind)"
+            )))
+        } else {
+            Ok(Completion::ignored_with(format!(
+                "valgrind not installed; apt-get install valgrind, {REQUIRE_VAR}=1 makes this a failure"
+            )))
+        }
+    })
+}
+
 fn main() -> std::process::ExitCode {
     let mut args = Arguments::from_args();
     args.test_threads = Some(1);
@@ -409,7 +462,6 @@ fn main() -> std::process::ExitCode {
             Ok(())
         })
     };
-    let counters_ids = ids.clone();
     let trials = vec![
         with("bad_input_exits_2", bad_input_exits_2),
         with(
@@ -417,24 +469,20 @@ fn main() -> std::process::ExitCode {
             no_change_exits_1_and_a_second_run_builds_nothing,
         ),
         with("wall_time_names_a_large_change", wall_time_names_a_large_change),
+        with("allocs_name_the_commit_that_allocates_once_more", |ids| {
+            allocs_name_the_commit_that_allocates_once_more(ids, false)
+        }),
         with(
             "bench_targets_compare_and_missing_ones_are_named",
             bench_targets_compare_and_missing_ones_are_named,
         ),
-        Trial::ignorable_test("counters_name_the_commit_in_log2_steps", move || {
-            let installed = Command::new("valgrind").arg("--version").output().is_ok_and(|o| o.status.success());
-            if installed {
-                counters_name_the_commit_in_log2_steps(&counters_ids);
-                Ok(Completion::Completed)
-            } else if std::env::var_os(REQUIRE_VAR).is_some_and(|v| v == "1") {
-                Err(Failed::from(format!(
-                    "{REQUIRE_VAR}=1 but valgrind is not installed (apt-get install valgrind)"
-                )))
-            } else {
-                Ok(Completion::ignored_with(format!(
-                    "valgrind not installed; apt-get install valgrind, {REQUIRE_VAR}=1 makes this a failure"
-                )))
-            }
+        with_valgrind(
+            "counters_name_the_commit_in_log2_steps",
+            ids.clone(),
+            counters_name_the_commit_in_log2_steps,
+        ),
+        with_valgrind("allocs_beside_counters_name_the_commit", ids.clone(), |ids| {
+            allocs_name_the_commit_that_allocates_once_more(ids, true)
         }),
     ];
     libtest_mimic::run(&args, trials).exit_code()

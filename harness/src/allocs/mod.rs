@@ -8,10 +8,15 @@
 //!   (`harness_interpose`, found with `dlsym(RTLD_DEFAULT)`), or nowhere ("not counted", never 0).
 //! - [`measure`]: warm-up, then blocks of N and 2N calls; a metric is exact only when every call
 //!   counted the same and the 2N block is twice the N block, else it `varies` with its spread.
+//! - [`embedded`]: the recorder (`preload/recorder.rs`, the preload's hooks) this binary carries,
+//!   written out for `LD_PRELOAD`, so counting needs no setup in any crate.
+//! - [`cell`]: a compare side's value as a count per call (`1 alloc`, `4096 B`).
 //! - [`decide`]: compare and history decide exact rows exactly (1 -> 2 regressed, 0 -> 1 "+1 per
 //!   call", identical unchanged with no interval); rows that vary go to the ordinary statistics.
 
+pub mod cell;
 pub mod decide;
+pub mod embedded;
 pub mod measure;
 pub mod source;
 pub mod window;

@@ -158,6 +158,7 @@ impl<'a> Measurer<'a> {
             env: c.listed.env.clone(),
             timeout: c.listed.timeout.or(self.process.timeout),
             counted: true,
+            allocs: false,
         };
         let jobs: Vec<(ProcessJob, &dyn Target)> = (0..processes).map(|r| (job(r), &target as &dyn Target)).collect();
         let side_by_side = self.process.counters.as_ref().is_some_and(|c| c.source.separate_processes());

@@ -120,9 +120,11 @@ pub struct MeasureArgs {
     /// `alloc_bytes`, `peak_bytes`, `leaked_bytes`) in --counter-processes processes of its own
     /// (wall-time processes stay unperturbed), each --counter-warmup uncounted calls then N and
     /// 2N counted ones (N = --counter-iterations): exact where every call counted the same and
-    /// the 2N calls twice the N, else `varies`. Counts through libharness_interpose.so in
-    /// LD_PRELOAD, or the binary's harness::CountingAllocator (docs/allocations.md).
-    #[arg(long, conflicts_with = "counters")]
+    /// the 2N calls twice the N, else `varies`. Counts through the malloc recorder harness
+    /// carries, in LD_PRELOAD (HARNESS_INTERPOSE_LIB names another), or the binary's
+    /// harness::CountingAllocator (docs/allocations.md). With --counters, both are recorded,
+    /// each in processes of its own.
+    #[arg(long)]
     pub allocs: bool,
     /// Counting processes per measurement under valgrind at most: `run` stops at two where they
     /// counted alike (compare and calibrate: counting pairs per scenario, run before the

@@ -68,6 +68,14 @@ pub(crate) fn bisect_options(a: &BisectArgs) -> Result<BisectOptions, Error> {
         return Err(invalid("--scenario", &a.scenario, "must name a scenario"));
     }
     let confidence = a.confidence.unwrap_or(0.95);
+    let metric = a.metric.clone().unwrap_or_else(|| {
+        match (a.measure.allocs, counting) {
+            (true, _) => "allocations",
+            (false, true) => "instructions",
+            (false, false) => "latency_ns",
+        }
+        .to_owned()
+    });
     if confidence <= 0.5 {
         return Err(invalid("--confidence", &format!("{}", confidence * 100.0), "must be above 50"));
     }
@@ -75,16 +83,10 @@ pub(crate) fn bisect_options(a: &BisectArgs) -> Result<BisectOptions, Error> {
         good: a.good.clone(),
         bad: a.bad.clone(),
         scenario: a.scenario.clone(),
-        metric: a.metric.clone().unwrap_or_else(|| {
-            match (a.measure.allocs, counting) {
-                (true, _) => "allocations",
-                (false, true) => "instructions",
-                (false, false) => "latency_ns",
-            }
-            .to_owned()
-        }),
         target: a.build.target(),
-        counters,
+        // With --allocs and --counters, the source that counts the metric followed.
+        counters: counters.map(|c| c.for_metric(&metric)),
+        metric,
         budget: a.budget,
         runs: a.runs.unwrap_or(if counting { a.measure.counter_processes } else { WALL_RUNS }),
         floor: a.noise_floor.unwrap_or(if counting { COUNTER_FLOOR } else { DEFAULT_NOISE_FLOOR }),

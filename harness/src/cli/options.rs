@@ -91,22 +91,22 @@ impl MeasureArgs {
 impl MeasureArgs {
     /// `--counters` resolved to a source that counts here, or why none does.
     pub(crate) fn counter_settings(&self) -> Result<Option<CounterSettings>, Error> {
-        if self.allocs {
-            // Not finding the library is no error: a binary with CountingAllocator needs none,
-            // and any other says per measurement why it was not counted.
-            return Ok(Some(CounterSettings {
-                source: CounterSource::Allocs {
-                    preload: crate::detect::preload::locate(),
-                },
-                iterations: self.counter_iterations,
-                warmup: self.counter_warmup,
-            }));
-        }
-        let Some(mode) = self.counters else { return Ok(None) };
+        // Not finding the library is no error: a binary with CountingAllocator needs none,
+        // and any other says per measurement why it was not counted.
+        let allocs = self.allocs.then(|| CounterSettings {
+            source: CounterSource::Allocs {
+                preload: crate::allocs::embedded::preload(),
+            },
+            iterations: self.counter_iterations,
+            warmup: self.counter_warmup,
+            allocs: None,
+        });
+        let Some(mode) = self.counters else { return Ok(allocs) };
         Ok(Some(CounterSettings {
             source: CounterSource::resolve(mode)?,
             iterations: self.counter_iterations,
             warmup: self.counter_warmup,
+            allocs: allocs.map(Box::new),
         }))
     }
 }

@@ -43,9 +43,10 @@ pub(crate) struct Counted {
     pub looks: BTreeMap<(String, String), Look>,
 }
 
-/// The counting processes of `sr`, one side.
-fn counted(v: &[RunRecord]) -> impl Iterator<Item = &RunRecord> {
-    v.iter().filter(|r| r.counted_by.is_some())
+/// The processes of one side counted `by` this source (`--allocs` beside `--counters` leaves
+/// processes of the other source among them).
+fn counted<'r>(v: &'r [RunRecord], by: &str) -> impl Iterator<Item = &'r RunRecord> {
+    v.iter().filter(move |r| r.counted_by.as_deref() == Some(by))
 }
 
 /// Rounds after which a scenario that counted the same in every process is not counted again.
@@ -53,11 +54,11 @@ const EXACT_AFTER: usize = 2;
 
 /// The indices in `selected` of the scenarios whose every counter metric took one value in all
 /// counting processes of each side (the sides may differ): exact, so more processes add nothing.
-fn exact_scenarios(runs: &BTreeMap<String, ScenarioRuns>, selected: &[Listed]) -> Vec<usize> {
+fn exact_scenarios(runs: &BTreeMap<String, ScenarioRuns>, selected: &[Listed], by: &str) -> Vec<usize> {
     let constant = |v: &[RunRecord]| {
         let mut seen: BTreeMap<&str, f64> = BTreeMap::new();
         let mut any = false;
-        for r in counted(v) {
+        for r in counted(v, by) {
             if r.outcome.is_failure() {
                 return false;
             }
@@ -82,11 +83,11 @@ fn exact_scenarios(runs: &BTreeMap<String, ScenarioRuns>, selected: &[Listed]) -
 }
 
 /// Counting pairs of each scenario so far, and the process seconds one pair has taken.
-fn pairs_and_cost(runs: &BTreeMap<String, ScenarioRuns>) -> BTreeMap<String, (usize, f64)> {
+fn pairs_and_cost(runs: &BTreeMap<String, ScenarioRuns>, by: &str) -> BTreeMap<String, (usize, f64)> {
     runs.iter()
         .map(|(name, sr)| {
-            let n = counted(&sr.baseline).count().min(counted(&sr.candidate).count());
-            let ns: u64 = counted(&sr.baseline).chain(counted(&sr.candidate)).map(|r| r.wall_ns).sum();
+            let n = counted(&sr.baseline, by).count().min(counted(&sr.candidate, by).count());
+            let ns: u64 = counted(&sr.baseline, by).chain(counted(&sr.candidate, by)).map(|r| r.wall_ns).sum();
             (name.clone(), (n, ns as f64 / 1e9 / n.max(1) as f64))
         })
         .collect()
@@ -118,12 +119,32 @@ pub(crate) fn count_pairs(
     budget: Option<(Duration, Instant)>,
     events: &mut dyn Reporter,
 ) -> Result<Option<Counted>, Error> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let countable: Vec<usize> = (0..selected.len()).filter(|&i| selected[i].uncounted.is_none()).collect();
+    // `--allocs` beside `--counters`: its pairs first, in processes of their own, all
+    // --counter-processes of them (they take a fraction of valgrind's time; exact rows decide
+    // at once). Like the other source's, they lead each side's runs on both sides alike.
+    if let Some(a) = s.counters.as_ref().and_then(|c| c.allocs.as_deref()) {
+        let slots: Vec<Slot> = schedule(countable.len(), s.counter_pairs, s.seed ^ 0xa1_10c5)
+            .into_iter()
+            .map(|slot| Slot {
+                scenario: countable[slot.scenario],
+                ..slot
+            })
+            .collect();
+        let name = format!("{PHASE} counters ({})", a.source.label());
+        events.on_event(&RunEvent::PhaseStarted {
+            name: &name,
+            planned: slots.len(),
+        })?;
+        il.run_allocs_counting(&slots, threads, events)?;
+        events.on_event(&RunEvent::PhaseFinished { name: &name })?;
+    }
     let Some(c) = s.counters.as_ref().filter(|c| c.source.separate_processes()) else {
         return Ok(None);
     };
+    let by = c.source.label();
     let begun = Instant::now();
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let countable: Vec<usize> = (0..selected.len()).filter(|&i| selected[i].uncounted.is_none()).collect();
     let slots: Vec<Slot> = schedule(countable.len(), s.counter_pairs, s.seed ^ 0xc0_47e5)
         .into_iter()
         .map(|slot| Slot {
@@ -167,7 +188,7 @@ pub(crate) fn count_pairs(
         // A scenario whose counts were identical in every counting process of both sides, for
         // two rounds, is exact: a third process would count the same again, so it gets none.
         let exact = if rounds >= EXACT_AFTER {
-            exact_scenarios(il.runs(), selected)
+            exact_scenarios(il.runs(), selected, &by)
         } else {
             Vec::new()
         };
@@ -191,7 +212,7 @@ pub(crate) fn count_pairs(
             let inputs: Vec<_> = from_pairs(il.runs(), false).into_iter().filter(|m| m.source.is_some()).collect();
             seq.look(&inputs);
             let mut want = seq.next();
-            let have = pairs_and_cost(il.runs());
+            let have = pairs_and_cost(il.runs(), &by);
             // Each pair at its measured cost, spread over the cores.
             let left = budget.as_secs_f64() * (1.0 - WALL_RESERVE) - started.elapsed().as_secs_f64();
             keep_affordable(&mut want, &mut seq, left, |name, n| {
@@ -214,7 +235,7 @@ pub(crate) fn count_pairs(
         }
         done.looks = seq.row_looks();
     }
-    done.pairs = pairs_and_cost(il.runs()).values().map(|v| v.0).max().unwrap_or(0);
+    done.pairs = pairs_and_cost(il.runs(), &by).values().map(|v| v.0).max().unwrap_or(0);
     done.seconds = begun.elapsed().as_secs_f64();
     Ok(Some(done))
 }

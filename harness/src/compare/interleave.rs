@@ -191,6 +191,24 @@ impl<'a> Interleaver<'a> {
         Ok(())
     }
 
+    /// Run `slots` as allocation-counting processes (`--allocs` beside `--counters`), as
+    /// [`Interleaver::run_counting`] runs the other source's.
+    pub fn run_allocs_counting(&mut self, slots: &[Slot], threads: usize, events: &mut dyn Reporter) -> Result<(), Error> {
+        let jobs = slots
+            .iter()
+            .map(|s| {
+                let (mut job, target) = self.job(s, false);
+                job.allocs = self.selected[s.scenario].uncounted.is_none();
+                (job, target)
+            })
+            .collect();
+        let done = self.executor.run_parallel(jobs, threads, events)?;
+        for (slot, records) in slots.iter().zip(done) {
+            self.keep(slot, records);
+        }
+        Ok(())
+    }
+
     fn job(&self, slot: &Slot, counted: bool) -> (ProcessJob, &'a dyn Target) {
         let listed = &self.selected[slot.scenario];
         let side = match slot.side {
@@ -208,6 +226,7 @@ impl<'a> Interleaver<'a> {
             env,
             timeout: listed.timeout.or(self.timeout),
             counted: counted && listed.uncounted.is_none(),
+            allocs: false,
         };
         (job, side.target)
     }

@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use crate::model::{CompareEntry, CompareRun, CompareVerdict, SideStats, Unit};
+use crate::model::{CompareEntry, CompareRun, CompareVerdict, SideStats};
 use crate::report::format_value;
 
 /// Neutralise Markdown table syntax in text a scenario chose (names, notes): `|`, backticks,
@@ -26,13 +26,21 @@ fn status(v: CompareVerdict) -> &'static str {
     }
 }
 
-fn side(s: &Option<SideStats>, unit: &Unit) -> String {
+fn side(s: &Option<SideStats>, e: &CompareEntry) -> String {
+    // An allocation row's side is a count per call (`1 alloc`, `4096 B`), not `1.00 count`.
+    let value = |v: f64| {
+        if crate::allocs::cell::is_alloc_source(e.source.as_deref()) {
+            crate::allocs::cell::count_cell(&e.metric, v)
+        } else {
+            format_value(v, &e.unit)
+        }
+    };
     match s {
         Some(s) if s.high > s.low => {
             let rel = (s.high - s.low) / 2.0 / s.center.abs().max(f64::MIN_POSITIVE) * 100.0;
-            format!("{} ±{rel:.1}%", format_value(s.center, unit))
+            format!("{} ±{rel:.1}%", value(s.center))
         }
-        Some(s) => format_value(s.center, unit),
+        Some(s) => value(s.center),
         None => "—".into(),
     }
 }
@@ -188,8 +196,8 @@ pub(crate) fn row(e: &CompareEntry, max_name: usize) -> String {
         status(e.verdict),
         escape(&cut(&e.name, max_name)).replace("\\`", "'"),
         escape(&cut(&e.metric, max_name)),
-        side(&e.baseline, &e.unit),
-        side(&e.candidate, &e.unit),
+        side(&e.baseline, e),
+        side(&e.candidate, e),
         change(e),
         verdict(e)
     )

@@ -54,6 +54,10 @@ pub struct CounterSettings {
     pub iterations: usize,
     /// Uncounted warm-up calls before them.
     pub warmup: usize,
+    /// `--allocs` beside `--counters`: allocation counting in processes of its own, after the
+    /// ones `source` counts in (each source stays in processes of its own: callgrind would
+    /// count the allocation windows' instructions, the preload would count valgrind's mallocs).
+    pub allocs: Option<Box<CounterSettings>>,
 }
 
 /// A counted process under valgrind runs 20-100x slower than natively (with fewer calls), so
@@ -151,6 +155,15 @@ pub(crate) fn valgrind_args(out: &Path) -> Vec<OsString> {
 }
 
 impl CounterSettings {
+    /// The settings that count `metric` alone (bisect follows one metric): the allocation
+    /// source for an allocation metric where `--allocs` came beside `--counters`, else this one.
+    pub fn for_metric(self, metric: &str) -> CounterSettings {
+        match self.allocs {
+            Some(a) if crate::allocs::METRICS.contains(&metric) => *a,
+            _ => CounterSettings { allocs: None, ..self },
+        }
+    }
+
     /// What a run's meta records of how it counted: the source, its fixed settings, and the
     /// measurements `selected` that it leaves uncounted, with why.
     pub(crate) fn meta(&self, processes: usize, selected: &[Listed]) -> CounterMeta {

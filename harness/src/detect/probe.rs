@@ -262,6 +262,7 @@ impl<'a> Prober<'a> {
             env: self.env.clone(),
             timeout: self.timeout,
             counted,
+            allocs: false,
         };
         let mut launch = self.executor.prepare(job);
         // Backtrace capture on every panic makes a failing run several times slower and its

@@ -45,6 +45,9 @@ pub struct ProcessJob {
     pub timeout: Option<Duration>,
     /// Count its measurements with the command's counter source ([`ExecConfig::counters`]).
     pub counted: bool,
+    /// Count its measurements' allocations, where `--allocs` came beside `--counters`
+    /// ([`CounterSettings::allocs`]).
+    pub allocs: bool,
 }
 
 impl ProcessJob {
@@ -129,7 +132,11 @@ impl Executor {
             env.insert("HARNESS_ENV_PAD".to_owned(), "x".repeat(pad as usize));
         }
         // Only a process holding a measurement counts: checks and tests have nothing to count.
-        let counters = self.config.counters.as_ref().filter(|_| job.counted && job.measures());
+        let counters = match &self.config.counters {
+            Some(c) if job.allocs => c.allocs.as_deref(),
+            c => c.as_ref().filter(|_| job.counted),
+        }
+        .filter(|_| job.measures());
         let (mut iterations, mut warmup, mut timeout) = (self.config.iterations, self.config.warmup, job.timeout);
         if let Some(c) = counters.filter(|c| c.source.separate_processes()) {
             (iterations, warmup) = (c.iterations, c.warmup);
@@ -321,6 +328,7 @@ mod tests {
             env: BTreeMap::from([("K".to_owned(), "v".to_owned())]),
             timeout: None,
             counted: false,
+            allocs: false,
         }
     }
 

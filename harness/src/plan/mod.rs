@@ -31,6 +31,8 @@ pub(crate) struct Job {
     pub timeout: Option<Duration>,
     /// Counted with the run's counter source (`--counters`).
     pub counted: bool,
+    /// Counted for allocations (`--allocs` beside `--counters`), in a process of its own.
+    pub allocs: bool,
 }
 
 /// Which listed scenarios a run selects, libtest-style.
@@ -102,6 +104,16 @@ impl CountedPlan {
             Some(_) => CountedPlan::InProcess,
         }
     }
+
+    /// Allocation-counting processes per measurement beside the `settings` source's (`--allocs`
+    /// with `--counters`); 0 where allocations are not counted or are the only source.
+    pub(crate) fn allocs_beside(settings: Option<&crate::counters::CounterSettings>, processes: usize) -> usize {
+        if settings.is_some_and(|s| s.allocs.is_some()) {
+            processes
+        } else {
+            0
+        }
+    }
 }
 
 /// `repeat` jobs per scenario (and the counting ones `counted` adds to each measurement not
@@ -112,6 +124,7 @@ pub(crate) fn jobs(
     repeat_checks: usize,
     repeat_measures: usize,
     counted: CountedPlan,
+    allocs: usize,
     default_timeout: Option<Duration>,
     order: &mut SeededOrder,
 ) -> Vec<Job> {
@@ -125,13 +138,15 @@ pub(crate) fn jobs(
                 CountedPlan::Separate(n) if countable => n,
                 _ => 0,
             };
-            (0..reps + extra).map(move |repetition| Job {
+            let allocs = if countable { allocs } else { 0 };
+            (0..reps + extra + allocs).map(move |repetition| Job {
                 scenario: l.name.clone(),
                 kind: l.kind,
                 env: l.env.clone(),
                 repetition,
                 timeout: l.timeout.or(default_timeout),
-                counted: countable && (repetition >= reps || counted == CountedPlan::InProcess),
+                counted: countable && repetition < reps + extra && (repetition >= reps || counted == CountedPlan::InProcess),
+                allocs: repetition >= reps + extra,
             })
         })
         .collect();

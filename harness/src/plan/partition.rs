@@ -67,7 +67,11 @@ pub(crate) fn fingerprint(seed: u64, iterations: usize, warmup: usize, jobs: &[J
     for j in jobs {
         eat(j.scenario.as_bytes());
         // Counted jobs are marked; an uncounted job hashes as it did before counters existed.
-        let counted = if j.counted { "/counted" } else { "" };
+        let counted = match (j.counted, j.allocs) {
+            (true, _) => "/counted",
+            (_, true) => "/allocs",
+            _ => "",
+        };
         eat(format!("{}/{:?}{counted}", j.repetition, j.env).as_bytes());
     }
     format!("{h:016x}")

@@ -86,6 +86,7 @@ pub fn run(target: &dyn Target, selected: &[Listed], config: &RunConfig, events:
         config.repeat_checks,
         config.repeat_measures,
         counted.at_first(),
+        CountedPlan::allocs_beside(config.counters.as_ref(), config.counter_processes),
         config.timeout,
         &mut order,
     );
@@ -134,7 +135,7 @@ pub fn run(target: &dyn Target, selected: &[Listed], config: &RunConfig, events:
     for round in 0.. {
         records.extend(scheduler.execute(batch, events)?);
         batch = if round == 0 {
-            more_counting(selected, &records, counted, config.timeout)
+            more_counting(selected, &records, counted, config.counters.as_ref(), config.timeout)
         } else {
             Vec::new()
         };
@@ -192,14 +193,23 @@ fn first_occurrence_order<'a>(names: impl Iterator<Item = &'a str>) -> Vec<Strin
 /// The counting processes a scenario still gets after the first round: none where every
 /// counting process so far counted every metric alike (exact: more processes would repeat the
 /// same numbers), the rest of `--counter-processes` where they differ or one failed.
-fn more_counting(selected: &[Listed], records: &[RunRecord], counted: CountedPlan, timeout: Option<Duration>) -> Vec<plan::Job> {
+fn more_counting(
+    selected: &[Listed],
+    records: &[RunRecord],
+    counted: CountedPlan,
+    settings: Option<&CounterSettings>,
+    timeout: Option<Duration>,
+) -> Vec<plan::Job> {
     let CountedPlan::Separate(want) = counted else {
         return Vec::new();
     };
     let mut jobs = Vec::new();
     for l in selected.iter().filter(|l| l.kind == ScenarioKind::Measure && l.uncounted.is_none()) {
         let mine: Vec<&RunRecord> = records.iter().filter(|r| r.scenario == l.name).collect();
-        let counting: Vec<&&RunRecord> = mine.iter().filter(|r| r.counted_by.is_some()).collect();
+        // The source's own processes: with --allocs beside --counters the allocation ones (all
+        // --counter-processes of them, planned at once) are not the other source's.
+        let by = settings.map(|c| c.source.label());
+        let counting: Vec<&&RunRecord> = mine.iter().filter(|r| r.counted_by.is_some() && r.counted_by == by).collect();
         // A skipped count (a routine that times itself) is skipped in every process.
         let skipped = counting.iter().any(|r| matches!(r.outcome, crate::model::Outcome::Skipped { .. }));
         if counting.len() >= want || skipped || exact(&counting) {
@@ -213,6 +223,7 @@ fn more_counting(selected: &[Listed], records: &[RunRecord], counted: CountedPla
             repetition,
             timeout: l.timeout.or(timeout),
             counted: true,
+            allocs: false,
         }));
     }
     jobs
@@ -271,6 +282,7 @@ fn more_runs(
             repetition,
             timeout: l.timeout.or(timeout),
             counted: counted == CountedPlan::InProcess && l.uncounted.is_none(),
+            allocs: false,
         }));
     }
     jobs

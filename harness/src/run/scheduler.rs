@@ -48,7 +48,7 @@ impl<'t> Scheduler<'t> {
             let mut failure = None;
             loop {
                 while let Some(job) = queue.peek().filter(|_| failure.is_none()) {
-                    let counts_only = job.counted && self.config.counted_apart;
+                    let counts_only = (job.counted && self.config.counted_apart) || job.allocs;
                     let wants_alone = job.kind == ScenarioKind::Measure && !self.config.parallel_measurements && !counts_only;
                     if exclusive || in_flight >= threads || (wants_alone && in_flight > 0) {
                         break;
@@ -95,5 +95,6 @@ fn process_job(job: Job) -> ProcessJob {
         env: job.env,
         timeout: job.timeout,
         counted: job.counted,
+        allocs: job.allocs,
     }
 }

@@ -132,8 +132,17 @@ fn row(out: &mut String, x: &CompareEntry) {
         (Some(r), _, _) => format!("{:+.2}%", (r - 1.0) * 100.0),
         _ => "–".into(),
     };
+    let counts = crate::allocs::cell::is_alloc_source(x.source.as_deref());
     let est = |v: &Option<Estimate>| {
         v.as_ref().map_or("–".into(), |v| match (v.low, v.high) {
+            // An allocation row's side is a count per call (`1 alloc`, `4096 B`).
+            (Some(l), Some(h)) if counts && l < h => format!(
+                "{} [{}, {}]",
+                crate::allocs::cell::count_cell(&x.metric, v.center),
+                plot::tick(l),
+                plot::tick(h)
+            ),
+            _ if counts => crate::allocs::cell::count_cell(&x.metric, v.center),
             (Some(l), Some(h)) => format!("{} [{}, {}] {}", plot::tick(v.center), plot::tick(l), plot::tick(h), x.unit),
             _ => format!("{} {}", plot::tick(v.center), x.unit),
         })

@@ -9,9 +9,24 @@
 //!
 //! The hooks never allocate. Resolving the real functions (`dlsym(RTLD_NEXT)`) may itself call
 //! calloc or malloc; those calls are served from a static buffer that is never freed.
+//!
+//! One source, two builds: a module of `harness_interpose` (`interpose/src/lib.rs`), and on its
+//! own (`core` only, no crates: `cdylib.rs` is its root) compiled by harness's build script
+//! into the recorder every binary with harness carries (`super::embedded`).
 
-use std::ffi::{c_int, c_void};
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering::Relaxed};
+use core::ffi::{c_int, c_void};
+use core::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicUsize, Ordering::Relaxed};
+
+#[link(name = "c")]
+unsafe extern "C" {
+    fn dlsym(handle: *mut c_void, name: *const core::ffi::c_char) -> *mut c_void;
+    fn malloc_usable_size(p: *mut c_void) -> usize;
+}
+
+/// glibc's `RTLD_NEXT`.
+const RTLD_NEXT: *mut c_void = -1isize as *mut c_void;
+/// `ENOMEM` on Linux.
+const ENOMEM: c_int = 12;
 
 static OPEN: AtomicBool = AtomicBool::new(false);
 static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
@@ -38,7 +53,7 @@ pub extern "C" fn harness_allocs_open() {
     }
     LIVE.store(0, Relaxed);
     PEAK.store(0, Relaxed);
-    OPEN.store(true, std::sync::atomic::Ordering::SeqCst);
+    OPEN.store(true, core::sync::atomic::Ordering::SeqCst);
 }
 
 /// Stop counting and write what the window counted to `out`.
@@ -47,7 +62,7 @@ pub extern "C" fn harness_allocs_open() {
 /// `out` must be null or point to a writable `RawCounts`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn harness_allocs_close(out: *mut RawCounts) {
-    OPEN.store(false, std::sync::atomic::Ordering::SeqCst);
+    OPEN.store(false, core::sync::atomic::Ordering::SeqCst);
     if out.is_null() {
         return;
     }
@@ -67,7 +82,7 @@ fn usable(p: *mut c_void) -> i64 {
         0
     } else {
         // SAFETY: p is a live block of the real allocator.
-        unsafe { libc::malloc_usable_size(p) as i64 }
+        unsafe { malloc_usable_size(p) as i64 }
     }
 }
 
@@ -104,20 +119,20 @@ fn boot_alloc(size: usize) -> *mut c_void {
     let size = size.div_ceil(16) * 16;
     let at = BOOT_USED.fetch_add(size, Relaxed);
     if at + size > BOOT_SIZE {
-        return std::ptr::null_mut();
+        return core::ptr::null_mut();
     }
     (boot_base() + at) as *mut c_void
 }
 
 /// The real function `name`, resolved once; 0 while another resolution is under way (the
 /// caller then serves from the bootstrap buffer).
-fn real(slot: &AtomicUsize, name: &std::ffi::CStr) -> usize {
+fn real(slot: &AtomicUsize, name: &core::ffi::CStr) -> usize {
     let p = slot.load(Relaxed);
     if p != 0 || RESOLVING.swap(true, Relaxed) {
         return p;
     }
     // SAFETY: a NUL-terminated name; RTLD_NEXT skips this library.
-    let p = unsafe { libc::dlsym(libc::RTLD_NEXT, name.as_ptr()) } as usize;
+    let p = unsafe { dlsym(RTLD_NEXT, name.as_ptr()) } as usize;
     slot.store(p, Relaxed);
     RESOLVING.store(false, Relaxed);
     p
@@ -128,22 +143,22 @@ macro_rules! real_fn {
         static $slot: AtomicUsize = AtomicUsize::new(0);
         let addr = real(&$slot, $name);
         // SAFETY: libc's function of this name and signature (checked non-null by the caller).
-        (addr != 0).then(|| unsafe { std::mem::transmute::<usize, unsafe extern "C" fn($($t),*) -> $ret>(addr) })
+        (addr != 0).then(|| unsafe { core::mem::transmute::<usize, unsafe extern "C" fn($($t),*) -> $ret>(addr) })
     }};
 }
 
 /// Resolve every real function now (the library's constructor), so no hook resolves one while
 /// the program runs threads.
-pub(crate) fn resolve_all() {
+pub fn resolve_all() {
     // SAFETY: malloc(0)/free of its result and calls with null or zero sizes are valid.
     unsafe {
         free(malloc(0));
         free(calloc(0, 0));
-        free(realloc(std::ptr::null_mut(), 0));
+        free(realloc(core::ptr::null_mut(), 0));
         free(memalign(16, 0));
         free(aligned_alloc(16, 0));
         free(valloc(0));
-        let mut p = std::ptr::null_mut();
+        let mut p = core::ptr::null_mut();
         if posix_memalign(&mut p, 16, 0) == 0 {
             free(p);
         }
@@ -173,7 +188,7 @@ pub unsafe extern "C" fn malloc(size: usize) -> *mut c_void {
 pub unsafe extern "C" fn calloc(n: usize, size: usize) -> *mut c_void {
     let Some(f) = real_fn!(REAL_CALLOC, c"calloc", fn(usize, usize) -> *mut c_void) else {
         // The bootstrap buffer is static, hence zeroed.
-        return n.checked_mul(size).map_or(std::ptr::null_mut(), boot_alloc);
+        return n.checked_mul(size).map_or(core::ptr::null_mut(), boot_alloc);
     };
     // SAFETY: the caller's arguments.
     let p = unsafe { f(n, size) };
@@ -212,12 +227,12 @@ pub unsafe extern "C" fn realloc(p: *mut c_void, size: usize) -> *mut c_void {
         if !q.is_null() {
             let keep = size.min(boot_base() + BOOT_SIZE - p as usize);
             // SAFETY: both ranges are valid for `keep` bytes and distinct.
-            unsafe { std::ptr::copy_nonoverlapping(p as *const u8, q as *mut u8, keep) };
+            unsafe { core::ptr::copy_nonoverlapping(p as *const u8, q as *mut u8, keep) };
         }
         return q;
     }
     let Some(f) = real_fn!(REAL_REALLOC, c"realloc", fn(*mut c_void, usize) -> *mut c_void) else {
-        return std::ptr::null_mut();
+        return core::ptr::null_mut();
     };
     let open = OPEN.load(Relaxed);
     let old = if open { usable(p) } else { 0 };
@@ -245,7 +260,7 @@ pub unsafe extern "C" fn realloc(p: *mut c_void, size: usize) -> *mut c_void {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn posix_memalign(out: *mut *mut c_void, align: usize, size: usize) -> c_int {
     let Some(f) = real_fn!(REAL_POSIX_MEMALIGN, c"posix_memalign", fn(*mut *mut c_void, usize, usize) -> c_int) else {
-        return libc::ENOMEM;
+        return ENOMEM;
     };
     // SAFETY: the caller's arguments.
     let r = unsafe { f(out, align, size) };
@@ -265,7 +280,7 @@ macro_rules! aligned_hook {
         #[unsafe(no_mangle)]
         pub unsafe extern "C" fn $sym($($arg: $t),*) -> *mut c_void {
             let Some(f) = real_fn!($slot, $cname, fn($($t),*) -> *mut c_void) else {
-                return std::ptr::null_mut();
+                return core::ptr::null_mut();
             };
             // SAFETY: the caller's arguments.
             let p = unsafe { f($($arg),*) };
