@@ -31,9 +31,11 @@ pub(crate) mod pipeline;
 pub(crate) mod pool;
 pub(crate) mod preload;
 pub(crate) mod probe;
+#[cfg(feature = "cli")]
 pub(crate) mod report;
 pub(crate) mod reproduce;
 pub(crate) mod schedule;
+#[cfg(feature = "cli")]
 mod screen;
 pub(crate) mod settle;
 #[cfg(any(test, feature = "test-support"))]
@@ -45,9 +47,11 @@ mod verdicts;
 pub use command::{DetectOutcome, run_detect};
 pub use pipeline::{DetectConfig, DetectResult, detect};
 pub use probe::PreloadCounts;
+#[cfg(feature = "cli")]
 pub(crate) use report::{DetectFiles, DetectSummary};
 #[cfg(any(test, feature = "test-support"))]
 pub use simulate::{SimScenario, SimTarget};
+#[cfg(feature = "cli")]
 pub(crate) use subject::Exact;
 #[cfg(feature = "cargo")]
 pub(crate) use subject::Labeled;
