@@ -58,6 +58,23 @@ pub(crate) fn run(args: &RunArgs, own: &[Listed]) -> Result<u8, Error> {
         scratch: scratch.clone(),
         show: invoked_by_nextest() || args.nocapture,
     };
+    let passed = run_trials(std::io::stdout(), color(), args, own, |l| run_one(&smoke, l));
+    let _ = std::fs::remove_dir_all(&scratch);
+    Ok(if passed { ExitCodes::OK } else { ExitCodes::LIBTEST_FAILED })
+}
+
+/// Colour as libtest-mimic's `--color auto` decides it: on a terminal, unless `NO_COLOR` is set
+/// or `TERM=dumb`; always under `CLICOLOR_FORCE`.
+fn color() -> bool {
+    std::env::var_os("CLICOLOR_FORCE").is_some_and(|v| v != "0")
+        || (std::io::stdout().is_terminal()
+            && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+            && std::env::var_os("TERM").is_none_or(|t| t != "dumb"))
+}
+
+/// libtest's run of the scenarios `args` select from `own`, each through `one`, its output on
+/// `out`: whether none failed.
+fn run_trials(out: impl Write, color: bool, args: &RunArgs, own: &[Listed], mut one: impl FnMut(&Listed) -> Result<(), String>) -> bool {
     let names = &args.names;
     // libtest's selection: any filter (a substring, or the whole name with --exact), no --skip
     // match, and only ignored ones under --ignored.
@@ -70,12 +87,10 @@ pub(crate) fn run(args: &RunArgs, own: &[Listed]) -> Result<u8, Error> {
         .collect();
     let filtered_out = own.len() - trials.len();
     let start = Instant::now();
-    let mut out = Printer::new(&trials);
-    out.line(&format!(
-        "\nrunning {} test{}",
-        trials.len(),
-        if trials.len() == 1 { "" } else { "s" }
-    ));
+    let width = trials.iter().map(|l| l.name.chars().count()).max().unwrap_or(0);
+    let mut out = Printer { out, color, width };
+    let plural = if trials.len() == 1 { "" } else { "s" };
+    out.line(&format!("\nrunning {} test{plural}", trials.len()));
     let (mut passed, mut ignored, mut failures) = (0, 0, Vec::new());
     for l in trials {
         out.start(&l.name);
@@ -84,7 +99,7 @@ pub(crate) fn run(args: &RunArgs, own: &[Listed]) -> Result<u8, Error> {
             ignored += 1;
             continue;
         }
-        match run_one(&smoke, l) {
+        match one(l) {
             Ok(()) => {
                 out.outcome(Shown::Ok);
                 passed += 1;
@@ -114,12 +129,7 @@ pub(crate) fn run(args: &RunArgs, own: &[Listed]) -> Result<u8, Error> {
             start.elapsed().as_secs_f64()
         ),
     );
-    let _ = std::fs::remove_dir_all(&scratch);
-    Ok(if failures.is_empty() {
-        ExitCodes::OK
-    } else {
-        ExitCodes::LIBTEST_FAILED
-    })
+    failures.is_empty()
 }
 
 /// An outcome as libtest shows it.
@@ -130,25 +140,15 @@ enum Shown {
     Ignored,
 }
 
-/// libtest's pretty output on stdout, coloured on a terminal (unless `NO_COLOR` is set).
-struct Printer {
-    out: std::io::Stdout,
+/// libtest's pretty output.
+struct Printer<W: Write> {
+    out: W,
     color: bool,
     /// Names are padded to the longest, so the outcomes line up.
     width: usize,
 }
 
-impl Printer {
-    fn new(trials: &[&Listed]) -> Self {
-        let out = std::io::stdout();
-        let color = std::env::var_os("CLICOLOR_FORCE").is_some_and(|v| v != "0")
-            || (out.is_terminal()
-                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-                && std::env::var_os("TERM").is_none_or(|t| t != "dumb"));
-        let width = trials.iter().map(|l| l.name.chars().count()).max().unwrap_or(0);
-        Printer { out, color, width }
-    }
-
+impl<W: Write> Printer<W> {
     fn line(&mut self, text: &str) {
         let _ = writeln!(self.out, "{text}");
     }
@@ -216,4 +216,101 @@ fn run_one(smoke: &Smoke, l: &Listed) -> Result<(), String> {
     } else {
         format!("{message}\n---- output ----\n{output}")
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use libtest_mimic::{Arguments, Trial};
+
+    use super::*;
+    use crate::cli::suite_args::SuiteArgs;
+
+    fn listed(name: &str, ignored: bool) -> Listed {
+        Listed {
+            name: name.into(),
+            kind: crate::model::ScenarioKind::Check,
+            ignored: ignored.then(|| "slow".into()),
+            env: Default::default(),
+            timeout: None,
+            uncounted: None,
+        }
+    }
+
+    /// `finished in X.XXs` varies from run to run.
+    fn untimed(text: &str) -> String {
+        let at = text.find("finished in ").expect("a summary line");
+        let end = at + text[at..].find('s').expect("seconds") + 1;
+        format!("{}finished in Ts{}", &text[..at], &text[end..])
+    }
+
+    /// What libtest-mimic 0.8 (this module's former printer) writes for the same selection.
+    fn mimic(args: &RunArgs, own: &[Listed], fail: &[&str]) -> String {
+        let log = tempfile::NamedTempFile::new().unwrap();
+        let several = args.names.filters.len() > 1;
+        let trials = own
+            .iter()
+            .filter(|l| !several || args.names.filters.iter().any(|f| l.name.contains(f.as_str())))
+            .map(|l| {
+                let failed = fail.contains(&l.name.as_str());
+                Trial::test(
+                    l.name.clone(),
+                    move || if failed { Err("planted\nsecond line".into()) } else { Ok(()) },
+                )
+                .with_ignored_flag(l.ignored.is_some())
+            })
+            .collect();
+        let mimic = Arguments {
+            filter: if several { None } else { args.names.filters.first().cloned() },
+            exact: args.names.exact,
+            skip: args.names.skip.clone(),
+            ignored: args.ignored,
+            include_ignored: args.include_ignored,
+            test_threads: Some(1),
+            logfile: Some(log.path().display().to_string()),
+            ..Arguments::default()
+        };
+        libtest_mimic::run(&mimic, trials);
+        std::fs::read_to_string(log.path()).unwrap()
+    }
+
+    #[test]
+    fn the_output_is_libtest_mimics() {
+        let own = [
+            listed("group/a", false),
+            listed("group/longer_name", false),
+            listed("other/b", true),
+            listed("other/c", false),
+        ];
+        let fail = ["group/longer_name", "other/c"];
+        let cases: [&[&str]; 6] = [
+            &[],
+            &["group"],
+            &["--exact", "other/c"],
+            &["--skip", "longer", "--include-ignored"],
+            &["--ignored"],
+            &["group/a", "other"],
+        ];
+        for argv in cases {
+            let SuiteArgs { command: None, run: args } = SuiteArgs::try_parse_from([&["bench"], argv].concat()).unwrap() else {
+                panic!("{argv:?}")
+            };
+            let mut ours = Vec::new();
+            let ok = run_trials(&mut ours, false, &args, &own, |l| {
+                if fail.contains(&l.name.as_str()) {
+                    Err("planted\nsecond line".into())
+                } else {
+                    Ok(())
+                }
+            });
+            let ours = untimed(&String::from_utf8(ours).unwrap());
+            let theirs = untimed(&mimic(&args, &own, &fail));
+            if argv == ["group/a", "other"] {
+                // libtest-mimic saw only the pre-selected trials, so it counted none filtered out.
+                assert_eq!(ours.replace("1 filtered out", "0 filtered out"), theirs, "{argv:?}");
+            } else {
+                assert_eq!(ours, theirs, "{argv:?}");
+            }
+            assert_eq!(ok, !ours.contains("FAILED"), "{argv:?}");
+        }
+    }
 }
