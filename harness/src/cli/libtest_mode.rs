@@ -269,7 +269,7 @@ mod tests {
             logfile: Some(log.path().display().to_string()),
             ..Arguments::default()
         };
-        libtest_mimic::run(&mimic, trials);
+        let _ = libtest_mimic::run(&mimic, trials);
         std::fs::read_to_string(log.path()).unwrap()
     }
 
