@@ -4,12 +4,18 @@
 # harness-criterion; per side the packages a bench build compiles (`cargo tree`) and the wall
 # time of a cold `cargo bench --no-run` in a fresh CARGO_TARGET_DIR (sources fetched first, so
 # no download is timed). Rounds alternate the order (ABBA) so a load change hits both sides.
+# Then, unless J1=0, one cold `cargo bench --no-run -j1 --timings` per side: the sum of its unit
+# times (unit-seconds) depends far less on other builds than wall time does, and the units are
+# listed largest first. Output beside the printed lines: $OUT (default $WORK/out): <crate>-<side>-units-j1.txt.
 # Usage: scripts/criterion_build_weight.sh [NAME@VERSION] [ROUNDS]   (default unicode-segmentation@1.12.0 2)
+# Several crates, one command: for c in unicode-segmentation@1.12.0 bytecount@0.6.9; do ...; done
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 spec="${1:-unicode-segmentation@1.12.0}" rounds="${2:-2}"
 name="${spec%@*}" version="${spec#*@}"
 work="${WORK:-${TMPDIR:-/tmp}/criterion-build-weight}"
+out="${OUT:-$work/out}"
+mkdir -p "$out"
 mkdir -p "$work/dl/src" && : > "$work/dl/src/lib.rs"
 printf '[package]\nname = "dl"\nversion = "0.0.0"\nedition = "2021"\n[dependencies]\n%s = "=%s"\n' "$name" "$version" > "$work/dl/Cargo.toml"
 rm -f "$work/dl/Cargo.lock" && cargo fetch -q --manifest-path "$work/dl/Cargo.toml"
@@ -51,3 +57,23 @@ for r in $(seq 1 "$rounds"); do
   if [ $((r % 2)) = 1 ]; then order="criterion dropin"; else order="dropin criterion"; fi
   for side in $order; do build "$side" "$(cut -d' ' -f1 /proc/loadavg)"; done
 done
+[ "${J1:-1}" = 0 ] && exit 0
+units() { # SIDE: one cold -j1 build with --timings; its units, largest first, into $out
+  rm -rf "$work/target-$1"
+  (cd "$work/$1" && CARGO_TARGET_DIR="$work/target-$1" cargo bench -q --no-run -j1 --timings >"$work/$1-build.log" 2>&1) || { echo "$1: -j1 build failed, see $work/$1-build.log"; exit 1; }
+  python3 - "$work/target-$1/cargo-timings/cargo-timing.html" "$1" "$name@$version" "$out/$name-$1-units-j1.txt" <<'PY'
+import json, re, sys
+html, side, spec, dest = sys.argv[1:]
+units = json.loads(re.search(r"const UNIT_DATA = (\[.*?\]);", open(html).read(), re.S).group(1))
+units.sort(key=lambda u: -u["duration"])
+total = sum(u["duration"] for u in units)
+lines = [f"# {spec}, {side} side: cold cargo bench --no-run -j1 --timings (scripts/criterion_build_weight.sh)",
+         f"total unit seconds: {total:.1f} ({len(units)} units)"]
+lines += [f"{u['duration']:7.1f}  {u['name']} {u['version']} {u['target'].strip()}" for u in units]
+open(dest, "w").write("\n".join(lines) + "\n")
+print(f"{side}: -j1 unit-seconds {total:.1f} ({len(units)} units; largest: " +
+      ", ".join(f"{u['name']} {u['duration']:.1f}" for u in units[:4]) + f"; list in {dest})")
+PY
+  rm -rf "$work/target-$1"
+}
+for side in criterion dropin; do units "$side"; done

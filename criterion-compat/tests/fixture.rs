@@ -324,6 +324,29 @@ fn bad_input_is_a_result_or_a_clear_error() -> Result<(), Failed> {
         || out.clone(),
     )?;
 
+    // A command of the harness CLI, which a bench binary is built without: refused, naming it.
+    let o = cargo(
+        &[
+            "bench",
+            "--offline",
+            "--profile",
+            "dev",
+            "--bench",
+            "criterion_api",
+            "--",
+            "compare",
+            "--baseline",
+            "x",
+        ],
+        &[],
+    );
+    let out = text(&o);
+    check(out.contains("exit status: 2"), || out.clone())?;
+    check(
+        out.contains("`compare` is a command of the harness CLI") && out.contains("run `harness compare`"),
+        || out.clone(),
+    )?;
+
     // One id twice: refused at start-up naming both of the user's lines.
     let (code, _, _, out) = bench(&["--list"], &[("CRITERION_FIXTURE_DUPLICATE", "1")]);
     let first = format!("benches/criterion_api.rs:{}", line_of("c.bench_function(\"fib 20\""));

@@ -115,6 +115,17 @@ pub enum Error {
         /// What to use instead.
         instead: &'static str,
     },
+    /// A command of the harness CLI asked of a suite binary built without it (harness's `cli`
+    /// feature; harness-criterion builds benches so).
+    #[error(
+        "`{command}` is a command of the harness CLI, which this suite binary was built without \
+         (harness's cargo feature `cli`; harness-criterion's `cli` adds it): run `harness {command}` on \
+         the binary (see `harness {command} --help`)"
+    )]
+    CliOnly {
+        /// The command asked for.
+        command: String,
+    },
     /// A feature this binary was built without (a suite binary built lean, as harness-criterion
     /// builds it) was asked for.
     #[error(

@@ -68,6 +68,8 @@ fn first_line(program: &str, args: &[&str]) -> Option<String> {
 
 /// What differs between two fingerprints, one line a fact; a fact only one side recorded does
 /// not count (older files lack fingerprints). CPU flags say which flags came and went.
+#[cfg(feature = "history")]
+#[cfg_attr(not(feature = "cli"), allow(dead_code))]
 pub fn differences(a: &BTreeMap<String, String>, b: &BTreeMap<String, String>) -> Vec<String> {
     let mut out = Vec::new();
     for (k, va) in a {
@@ -89,6 +91,7 @@ pub fn differences(a: &BTreeMap<String, String>, b: &BTreeMap<String, String>) -
 }
 
 /// A warning naming what differs, or `None` when the fingerprints agree.
+#[cfg(feature = "cli")]
 pub fn warning(a: &BTreeMap<String, String>, b: &BTreeMap<String, String>) -> Option<String> {
     let d = differences(a, b);
     (!d.is_empty()).then(|| {

@@ -15,13 +15,17 @@ use crate::errors::Error;
 use crate::model::LockedClocks;
 
 /// Which clock to lock to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum LockMode {
     /// The default applications (base) clock.
     Base,
     /// The highest SM clock.
     Max,
 }
+crate::cli::builder::value_enum!(LockMode {
+    Base => "base", "The default applications (base) clock",
+    Max => "max", "The highest SM clock",
+});
 
 impl LockMode {
     fn name(self) -> &'static str {

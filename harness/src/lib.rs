@@ -7,11 +7,13 @@
 #![warn(missing_docs)]
 
 pub mod allocs;
+#[cfg(feature = "cli")]
 pub(crate) mod bisect;
 #[cfg(feature = "cargo")]
 pub mod cargo;
 pub(crate) mod cli;
 mod clock;
+#[cfg(feature = "cli")]
 pub(crate) mod compare;
 pub mod counters;
 pub mod detect;
@@ -21,8 +23,10 @@ pub mod execute;
 pub mod explain;
 pub(crate) mod fingerprint;
 pub(crate) mod gpu_clocks;
+#[cfg(feature = "history")]
 pub(crate) mod history;
 pub(crate) mod host;
+#[cfg(feature = "cli")]
 pub(crate) mod merge;
 pub mod model;
 pub mod plan;

@@ -3,46 +3,115 @@
 //! it changes nothing here, or is refused (exit 2) naming what to use instead. Unknown to clap,
 //! they would be refused with a "did you mean" suggestion unrelated to them.
 
+use super::builder::{builder_args, given, group, one, switch, value};
 use super::values::count;
 use crate::errors::Error;
 
-/// criterion's flags (see docs/criterion.md for what each becomes).
-#[derive(Debug, Clone, Default, clap::Args)]
-#[command(next_help_heading = "criterion's flags")]
+/// criterion's flags (see docs/criterion.md for what each becomes). Flags and help:
+/// [`CriterionArgs::augment`].
+#[derive(Debug, Clone, Default)]
 pub struct CriterionArgs {
-    /// Refused: every run is kept in its --out directory; see `compare` and --history.
-    #[arg(long, value_name = "NAME")]
+    /// `--save-baseline NAME` (refused).
     pub save_baseline: Option<String>,
-    /// Refused: compare two runs with `compare --baseline DIR`.
-    #[arg(long, value_name = "NAME")]
+    /// `--baseline NAME` (refused).
     pub baseline: Option<String>,
-    /// Refused: compare two runs with `compare --baseline DIR --candidate DIR`.
-    #[arg(long, value_name = "NAME")]
+    /// `--load-baseline NAME` (refused).
     pub load_baseline: Option<String>,
-    /// Refused: a measurement is --iterations per process times --repeat processes.
-    #[arg(long, value_name = "SECS")]
+    /// `--measurement-time SECS` (refused).
     pub measurement_time: Option<String>,
-    /// Refused: warm-up is counted in calls (--warmup W).
-    #[arg(long, value_name = "SECS")]
+    /// `--warm-up-time SECS` (refused).
     pub warm_up_time: Option<String>,
-    /// Taken as --iterations N (samples per process).
-    #[arg(long, value_name = "N", value_parser = count::<1>, conflicts_with = "iterations")]
+    /// `--sample-size N`: taken as --iterations N.
     pub sample_size: Option<usize>,
-    /// Accepted and ignored (the report's plots are small SVGs).
-    #[arg(long)]
+    /// `--noplot` (ignored).
+    #[allow(dead_code, reason = "accepted and ignored")]
     pub noplot: bool,
-    /// Refused: run one benchmark under a profiler with --exact NAME --repeat 1.
-    #[arg(long, value_name = "SECS")]
+    /// `--profile-time SECS` (refused).
     pub profile_time: Option<String>,
-    /// Refused: see --repeat and --target-ci.
-    #[arg(long)]
+    /// `--quick` (refused).
     pub quick: bool,
-    /// Accepted and ignored (every scenario's row and failure are always shown).
-    #[arg(short = 'v', long)]
+    /// `-v`, `--verbose` (ignored).
+    #[allow(dead_code, reason = "accepted and ignored")]
     pub verbose: bool,
 }
+builder_args!(CriterionArgs, "CriterionArgs");
 
 impl CriterionArgs {
+    pub(super) fn augment(cmd: clap::Command) -> clap::Command {
+        let text = |id, long, value_name, help| value(id, long, value_name, clap::value_parser!(String), help);
+        let args = [
+            text(
+                "save_baseline",
+                "save-baseline",
+                "NAME",
+                "Refused: every run is kept in its --out directory; see `compare` and --history",
+            ),
+            text(
+                "baseline",
+                "baseline",
+                "NAME",
+                "Refused: compare two runs with `compare --baseline DIR`",
+            ),
+            text(
+                "load_baseline",
+                "load-baseline",
+                "NAME",
+                "Refused: compare two runs with `compare --baseline DIR --candidate DIR`",
+            ),
+            text(
+                "measurement_time",
+                "measurement-time",
+                "SECS",
+                "Refused: a measurement is --iterations per process times --repeat processes",
+            ),
+            text(
+                "warm_up_time",
+                "warm-up-time",
+                "SECS",
+                "Refused: warm-up is counted in calls (--warmup W)",
+            ),
+            value(
+                "sample_size",
+                "sample-size",
+                "N",
+                count::<1>,
+                "Taken as --iterations N (samples per process)",
+            )
+            .conflicts_with("iterations"),
+            switch("noplot", "noplot", "Accepted and ignored (the report's plots are small SVGs)"),
+            text(
+                "profile_time",
+                "profile-time",
+                "SECS",
+                "Refused: run one benchmark under a profiler with --exact NAME --repeat 1",
+            ),
+            switch("quick", "quick", "Refused: see --repeat and --target-ci"),
+            switch(
+                "verbose",
+                "verbose",
+                "Accepted and ignored (every scenario's row and failure are always shown)",
+            )
+            .short('v'),
+        ];
+        // Left set, as the derive leaves it: the flags after these (`--help`) keep no heading.
+        group(cmd.next_help_heading("criterion's flags"), "CriterionArgs", args)
+    }
+
+    pub(super) fn from_matches(m: &mut clap::ArgMatches) -> Result<Self, clap::Error> {
+        Ok(CriterionArgs {
+            save_baseline: one(m, "save_baseline"),
+            baseline: one(m, "baseline"),
+            load_baseline: one(m, "load_baseline"),
+            measurement_time: one(m, "measurement_time"),
+            warm_up_time: one(m, "warm_up_time"),
+            sample_size: one(m, "sample_size"),
+            noplot: given(m, "noplot"),
+            profile_time: one(m, "profile_time"),
+            quick: given(m, "quick"),
+            verbose: given(m, "verbose"),
+        })
+    }
+
     /// The first flag given that has no equivalent here, as an error naming what to use.
     pub(crate) fn refused(&self) -> Result<(), Error> {
         const KEEP: &str = "every run is kept in its --out directory (default reports/<timestamp>/): keep \

@@ -24,7 +24,7 @@ impl ExitCodes {
             Error::NotASuite { .. } | Error::NotATestBinary { .. } | Error::NoResults { .. } => Self::USAGE,
             Error::Cargo { .. } => Self::USAGE,
             Error::HistoryDuplicate { .. } | Error::Merge { .. } => Self::USAGE,
-            Error::DuplicateScenario { .. } | Error::NotBuiltIn { .. } | Error::Unsupported { .. } => Self::USAGE,
+            Error::DuplicateScenario { .. } | Error::NotBuiltIn { .. } | Error::CliOnly { .. } | Error::Unsupported { .. } => Self::USAGE,
             // Asking to count where nothing can count is bad input: the message says what would.
             Error::Counters { .. } => Self::USAGE,
             // An output directory that cannot be created or written is an I/O failure, as the

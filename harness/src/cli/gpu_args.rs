@@ -3,36 +3,89 @@
 
 use std::time::Duration;
 
+use super::builder::{builder_args, defaulted, group, one, value};
 use super::options::invalid;
 use super::values::{fraction, positive_fraction, secs};
 use crate::errors::Error;
 use crate::gpu_clocks::{ClockLock, LockMode};
 use crate::model::GpuSettings;
 
-/// How GPU measurements (`Bencher::iter_gpu`) pick their samples; see docs/gpu.md.
-#[derive(Debug, Clone, clap::Args)]
+/// How GPU measurements (`Bencher::iter_gpu`) pick their samples; see docs/gpu.md. Flags and
+/// help: [`GpuArgs::augment`].
+#[derive(Debug, Clone)]
 pub struct GpuArgs {
-    /// Discard GPU samples whose SM clock ran below this percentage of the device's default SM
-    /// clock, and count them (0 keeps every sample).
-    #[arg(long, value_name = "PCT", value_parser = fraction, default_value = "75")]
+    /// `--throttle-threshold PCT`, as a fraction.
     pub throttle_threshold: f64,
-    /// Stop a GPU series once the relative standard error of its mean is within this percentage
-    /// (after --iterations kept samples and --gpu-min-time).
-    #[arg(long, value_name = "PCT", value_parser = positive_fraction, default_value = "0.5")]
+    /// `--max-noise PCT`, as a fraction.
     pub max_noise: f64,
-    /// Device time of kept samples a GPU series gathers before it may stop, seconds.
-    #[arg(long, value_name = "SECS", value_parser = secs, default_value = "0.02")]
+    /// `--gpu-min-time SECS`.
     pub gpu_min_time: Duration,
-    /// Wall time after which a GPU series stops whatever its noise, seconds.
-    #[arg(long, value_name = "SECS", value_parser = secs, default_value = "5")]
+    /// `--gpu-timeout SECS`.
     pub gpu_timeout: Duration,
-    /// Lock every GPU's SM clock for the command to its base or max clock (nvidia-smi -lgc; needs
-    /// root, refused otherwise), reset at the end, recorded in the results' host facts.
-    #[arg(long, value_name = "CLOCK", value_enum)]
+    /// `--lock-gpu-clocks CLOCK`.
     pub lock_gpu_clocks: Option<LockMode>,
 }
+builder_args!(GpuArgs, "GpuArgs");
 
 impl GpuArgs {
+    pub(super) fn augment(cmd: clap::Command) -> clap::Command {
+        let args = [
+            value(
+                "throttle_threshold",
+                "throttle-threshold",
+                "PCT",
+                fraction,
+                "Discard GPU samples whose SM clock ran below this percentage of the device's default SM \
+                 clock, and count them (0 keeps every sample)",
+            )
+            .default_value("75"),
+            value(
+                "max_noise",
+                "max-noise",
+                "PCT",
+                positive_fraction,
+                "Stop a GPU series once the relative standard error of its mean is within this percentage \
+                 (after --iterations kept samples and --gpu-min-time)",
+            )
+            .default_value("0.5"),
+            value(
+                "gpu_min_time",
+                "gpu-min-time",
+                "SECS",
+                secs,
+                "Device time of kept samples a GPU series gathers before it may stop, seconds",
+            )
+            .default_value("0.02"),
+            value(
+                "gpu_timeout",
+                "gpu-timeout",
+                "SECS",
+                secs,
+                "Wall time after which a GPU series stops whatever its noise, seconds",
+            )
+            .default_value("5"),
+            value(
+                "lock_gpu_clocks",
+                "lock-gpu-clocks",
+                "CLOCK",
+                clap::value_parser!(LockMode),
+                "Lock every GPU's SM clock for the command to its base or max clock (nvidia-smi -lgc; needs \
+                 root, refused otherwise), reset at the end, recorded in the results' host facts",
+            ),
+        ];
+        group(cmd, "GpuArgs", args)
+    }
+
+    pub(super) fn from_matches(m: &mut clap::ArgMatches) -> Result<Self, clap::Error> {
+        Ok(GpuArgs {
+            throttle_threshold: defaulted(m, "throttle_threshold")?,
+            max_noise: defaulted(m, "max_noise")?,
+            gpu_min_time: defaulted(m, "gpu_min_time")?,
+            gpu_timeout: defaulted(m, "gpu_timeout")?,
+            lock_gpu_clocks: one(m, "lock_gpu_clocks"),
+        })
+    }
+
     /// The validated sample rules.
     pub(crate) fn settings(&self) -> Result<GpuSettings, Error> {
         if self.gpu_min_time > self.gpu_timeout {

@@ -1,8 +1,12 @@
-//! Raw arguments of `history` and `merge` (clap).
+//! Raw arguments of `history` and `merge` (clap's derive: the CLI's), and `run`'s shard options
+//! (clap's builder: a suite binary's too).
 
 use std::path::PathBuf;
 
+use super::builder::{builder_args, group, one, value};
+
 /// `history`: keep finished runs in a SQLite file and find change points across them.
+#[cfg(feature = "cli")]
 #[derive(Debug, Clone, clap::Args)]
 pub struct HistoryArgs {
     /// What to do with the history.
@@ -11,6 +15,7 @@ pub struct HistoryArgs {
 }
 
 /// Subcommands of `history`.
+#[cfg(feature = "cli")]
 #[derive(Debug, Clone, clap::Subcommand)]
 pub enum HistoryCommand {
     /// Store a finished run directory (its results.json / results.jsonl) in the history.
@@ -50,6 +55,7 @@ pub enum HistoryCommand {
 }
 
 /// `merge`: rebuild one result set from the shard directories of a `--partition`ed run.
+#[cfg(feature = "cli")]
 #[derive(Debug, Clone, clap::Args)]
 pub struct MergeArgs {
     /// The shards' output directories (all N of them).
@@ -61,20 +67,65 @@ pub struct MergeArgs {
 }
 
 /// `run`'s options for spreading a plan over machines, continuing it, and keeping its history.
-#[derive(Debug, Clone, Default, clap::Args)]
+/// Flags and help: [`ShardArgs::augment`].
+#[derive(Debug, Clone, Default)]
 pub struct ShardArgs {
-    /// Run only shard K of N of the seeded plan (every N-th job from K-1 on); give every shard
-    /// the same --seed, then `merge` the N output directories.
-    #[arg(long, value_name = "K/N", value_parser = clap::value_parser!(crate::plan::Partition))]
+    /// `--partition K/N`.
     pub partition: Option<crate::plan::Partition>,
-    /// Continue the interrupted run in DIR (its results.jsonl), with its seed and plan, skipping
-    /// the processes it recorded; its output goes to DIR.
-    #[arg(long, value_name = "DIR", conflicts_with = "out")]
+    /// `--resume DIR`.
     pub resume: Option<PathBuf>,
-    /// Add the finished run to this history database (see `history`).
-    #[arg(long, value_name = "FILE")]
+    /// `--history FILE`.
     pub history: Option<PathBuf>,
-    /// Label of the run in the history (with --history).
-    #[arg(long, value_name = "TEXT", requires = "history")]
+    /// `--history-label TEXT`.
     pub history_label: Option<String>,
+}
+builder_args!(ShardArgs, "ShardArgs");
+
+impl ShardArgs {
+    pub(super) fn augment(cmd: clap::Command) -> clap::Command {
+        let args = [
+            value(
+                "partition",
+                "partition",
+                "K/N",
+                clap::value_parser!(crate::plan::Partition),
+                "Run only shard K of N of the seeded plan (every N-th job from K-1 on); give every shard the \
+                 same --seed, then `merge` the N output directories",
+            ),
+            value(
+                "resume",
+                "resume",
+                "DIR",
+                clap::value_parser!(PathBuf),
+                "Continue the interrupted run in DIR (its results.jsonl), with its seed and plan, skipping the \
+                 processes it recorded; its output goes to DIR",
+            )
+            .conflicts_with("out"),
+            value(
+                "history",
+                "history",
+                "FILE",
+                clap::value_parser!(PathBuf),
+                "Add the finished run to this history database (see `history`)",
+            ),
+            value(
+                "history_label",
+                "history-label",
+                "TEXT",
+                clap::value_parser!(String),
+                "Label of the run in the history (with --history)",
+            )
+            .requires("history"),
+        ];
+        group(cmd, "ShardArgs", args)
+    }
+
+    pub(super) fn from_matches(m: &mut clap::ArgMatches) -> Result<Self, clap::Error> {
+        Ok(ShardArgs {
+            partition: one(m, "partition"),
+            resume: one(m, "resume"),
+            history: one(m, "history"),
+            history_label: one(m, "history_label"),
+        })
+    }
 }

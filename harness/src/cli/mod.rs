@@ -1,27 +1,37 @@
 //! The command line: `args` (clap, with the typed parsers of `values`) parses, `options`
 //! validates and applies each command's defaults, `exit_code` maps results and errors to exit
 //! statuses, `libtest_mode` answers test runners (nextest, `cargo test`). Nothing below `cli/`
-//! sees clap types.
-//!
-//! The only module that maps outcomes to exit codes ([`ExitCodes`]) and wires reporters onto each
-//! command; may import everything, and nothing imports it.
+//! sees clap types. `run`'s options use clap's builder API (`builder`), the other commands its
+//! derive (feature `cli`); without `cli` a suite binary parses `suite_args`.
 
 pub(crate) mod args;
+#[cfg(feature = "cli")]
 mod bisect;
+#[cfg(feature = "cli")]
 mod bisect_args;
+#[cfg(feature = "cli")]
 mod build_target_args;
+pub(crate) mod builder;
+#[cfg(feature = "cli")]
 mod compare;
+#[cfg(feature = "cli")]
 mod compare_args;
 mod criterion_args;
+#[cfg(feature = "cli")]
 pub(crate) mod detect;
+#[cfg(feature = "cli")]
 pub(crate) mod detect_args;
 mod exit_code;
 mod gpu_args;
+#[cfg(feature = "cli")]
 mod history;
 mod history_args;
 mod libtest_mode;
 mod list;
 mod options;
+// The CLI's tests hold it to the derived `Args`.
+#[cfg(any(test, not(feature = "cli")))]
+mod suite_args;
 mod values;
 
 pub use args::Args;
@@ -30,13 +40,14 @@ pub(crate) use list::print_json_list;
 
 use std::process::ExitCode;
 
+#[cfg(feature = "cli")]
 use clap::Parser;
 
 use crate::errors::Error;
 use crate::events::Reporters;
 use crate::execute::{SuiteBinary, Target};
 use crate::model::Listed;
-use crate::report::{CsvWriter, HtmlReporter, JsonWriter, JsonlWriter, OutDir, ProgressReporter, SummaryReporter, write_html};
+use crate::report::{CsvWriter, HtmlReporter, JsonWriter, JsonlWriter, OutDir, ProgressReporter, SummaryReporter};
 use crate::suite::Variant;
 
 /// Run the CLI for a binary whose registered scenarios are `variants`.
@@ -46,6 +57,15 @@ pub fn run(variants: &[Variant]) -> ExitCode {
 
 /// [`run`] with the command line given (`cargo harness` passes its own, less `harness`).
 pub fn run_from(argv: impl IntoIterator<Item = std::ffi::OsString>, variants: &[Variant]) -> ExitCode {
+    let argv: Vec<std::ffi::OsString> = argv.into_iter().collect();
+    #[cfg(not(feature = "cli"))]
+    if let Some(command) = argv.get(1).and_then(|a| a.to_str()).filter(|a| suite_args::CLI_ONLY.contains(a)) {
+        let e = Error::CliOnly {
+            command: command.to_owned(),
+        };
+        eprintln!("error: {e}");
+        return ExitCode::from(ExitCodes::for_error(&e));
+    }
     let args = match Args::try_parse_from(argv) {
         Ok(a) => a,
         Err(e) => {
@@ -72,15 +92,22 @@ fn dispatch(args: Args, variants: &[Variant]) -> Result<u8, Error> {
     let implicit = args.command.is_none();
     let run_args = match args.command {
         Some(args::Command::Run(r)) => r,
+        #[cfg(feature = "cli")]
         Some(args::Command::Report(r)) => return report_command(&r),
+        #[cfg(feature = "cli")]
         Some(args::Command::History(h)) => return history::run(&h),
+        #[cfg(feature = "cli")]
         Some(args::Command::Merge(m)) => return history::merge(&m),
+        #[cfg(feature = "cli")]
         Some(args::Command::Detect(d)) => return detect::run(&d, list::listed(variants)),
+        #[cfg(feature = "cli")]
         Some(args::Command::Compare(c)) => {
             let _clocks = c.session.gpu.lock()?;
             return compare::compare(&compare_args::compare_options(&c, !variants.is_empty())?);
         }
+        #[cfg(feature = "cli")]
         Some(args::Command::Bisect(b)) => return bisect::bisect(&bisect_args::bisect_options(&b)?),
+        #[cfg(feature = "cli")]
         Some(args::Command::Calibrate(c)) => {
             let _clocks = c.session.gpu.lock()?;
             return compare::calibrate(&compare_args::calibrate_options(&c, !variants.is_empty())?);
@@ -144,7 +171,10 @@ pub(crate) fn run_command(run_args: args::RunArgs, own: Vec<Listed>, given: Opti
         .push(&mut summary)
         .push(&mut junit)
         .push(&mut html);
+    // `opts.history` is `None` in a build without the history (`from_args` refuses it).
+    #[cfg(feature = "history")]
     let mut history = opts.history.map(|(db, label)| crate::history::HistoryReporter::new(db, label));
+    #[cfg(feature = "history")]
     if let Some(h) = &mut history {
         reporters.push(h);
     }
@@ -172,7 +202,8 @@ fn resume_from(dir: &std::path::Path, config: &mut crate::run::RunConfig) -> Res
     })
 }
 
+#[cfg(feature = "cli")]
 fn report_command(r: &args::ReportArgs) -> Result<u8, Error> {
-    println!("report: {}", write_html(&r.dir)?.display());
+    println!("report: {}", crate::report::write_html(&r.dir)?.display());
     Ok(ExitCodes::OK)
 }

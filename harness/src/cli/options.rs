@@ -27,6 +27,7 @@ pub(crate) const RUN: MeasureDefaults = MeasureDefaults {
     warmup: 3,
     timeout_s: 300,
 };
+#[cfg(feature = "cli")]
 /// `detect`: many processes per scenario, so fewer iterations and a tighter bound.
 pub(crate) const DETECT: MeasureDefaults = MeasureDefaults {
     who: "",
@@ -34,6 +35,7 @@ pub(crate) const DETECT: MeasureDefaults = MeasureDefaults {
     warmup: 2,
     timeout_s: 60,
 };
+#[cfg(feature = "cli")]
 /// `compare` and `calibrate`.
 pub(crate) const COMPARE: MeasureDefaults = RUN;
 /// A smoke test under `cargo test` or cargo-nextest: each scenario once, quickly.
@@ -128,7 +130,8 @@ pub(crate) struct RunOptions {
     pub measures_only: bool,
     pub config: RunConfig,
     pub out: Option<PathBuf>,
-    /// `--history FILE` and its label.
+    /// `--history FILE` and its label (always `None` without the `history` feature).
+    #[cfg_attr(not(feature = "history"), allow(dead_code))]
     pub history: Option<(PathBuf, Option<String>)>,
 }
 

@@ -59,6 +59,7 @@ pub(crate) fn positive_fraction(s: &str) -> Result<f64, String> {
 }
 
 /// `NAME=VALUE`, with a non-empty name.
+#[cfg(feature = "cli")]
 pub(crate) fn env_pair(s: &str) -> Result<(String, String), String> {
     match s.split_once('=') {
         Some((k, v)) if !k.is_empty() => Ok((k.to_owned(), v.to_owned())),

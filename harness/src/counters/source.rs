@@ -12,7 +12,7 @@ use crate::errors::Error;
 use crate::model::{CounterMeta, Listed, ScenarioKind};
 
 /// What `--counters[=auto|valgrind|perf]` asked for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CounterMode {
     /// `perf` where hardware counters count, else `valgrind`.
     Auto,
@@ -21,6 +21,11 @@ pub enum CounterMode {
     /// The CPU's own counters (perf_event_open), in the measuring processes themselves.
     Perf,
 }
+crate::cli::builder::value_enum!(CounterMode {
+    Auto => "auto", "`perf` where hardware counters count, else `valgrind`",
+    Valgrind => "valgrind", "Callgrind's instruction counts and simulated caches, in processes of their own",
+    Perf => "perf", "The CPU's own counters (perf_event_open), in the measuring processes themselves",
+});
 
 /// The source that makes a run's counter metrics.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -6,14 +6,14 @@
 //! `target/<profile>/deps/` both find `target/<profile>/libharness_interpose.so`, which
 //! `cargo build` (a workspace member) puts there.
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// File name cargo gives the `interpose/` crate's `cdylib`.
 pub const LIB_NAME: &str = "libharness_interpose.so";
 /// Environment variable naming the library explicitly.
 pub const LIB_ENV: &str = "HARNESS_INTERPOSE_LIB";
 /// Environment variable the library reads: where to write its records.
+#[cfg(feature = "cli")]
 pub const OUT_ENV: &str = "HARNESS_INTERPOSE_OUT";
 
 /// The interposer library, if one can be found (see the module docs for where it looks).
@@ -32,13 +32,15 @@ pub fn locate() -> Option<PathBuf> {
 
 /// Add the preload to `env`: the library first in `LD_PRELOAD` (keeping what the caller or the
 /// parent's environment already preloads) and the records file.
-pub fn add_to(env: &mut BTreeMap<String, String>, lib: &Path, records: &Path) {
+#[cfg(feature = "cli")]
+pub fn add_to(env: &mut std::collections::BTreeMap<String, String>, lib: &std::path::Path, records: &std::path::Path) {
     let (key, value) = crate::allocs::source::preload_env(lib, env);
     env.insert(key, value);
     env.insert(OUT_ENV.into(), records.display().to_string());
 }
 
 /// What to tell the user about the preload in one binary's processes, if anything went wrong.
+#[cfg(feature = "cli")]
 pub fn outcome_note(binary: &str, counts: super::probe::PreloadCounts) -> Option<String> {
     if counts.tried == 0 || counts.loaded == counts.tried {
         None
@@ -56,6 +58,7 @@ pub fn outcome_note(binary: &str, counts: super::probe::PreloadCounts) -> Option
 }
 
 /// What to tell the user before anything runs: the interposer is off or was not found.
+#[cfg(feature = "cli")]
 pub fn config_notes(config: &super::DetectConfig) -> Vec<String> {
     let note = match (config.interpose_requested, &config.interpose) {
         (false, _) => "--no-interpose: env, cwd and file effects were not observed; mechanism is empty".to_owned(),
@@ -69,8 +72,11 @@ pub fn config_notes(config: &super::DetectConfig) -> Vec<String> {
     vec![note]
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "cli"))]
 mod tests {
+    use std::collections::BTreeMap;
+    use std::path::Path;
+
     use super::*;
 
     #[test]

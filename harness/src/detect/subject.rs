@@ -65,8 +65,10 @@ impl OrderTarget for Labeled {
 }
 
 /// Any [`Target`] that runs names in the order given (a suite binary).
+#[cfg(feature = "cli")]
 pub struct Exact<T: Target>(pub T);
 
+#[cfg(feature = "cli")]
 impl<T: Target> OrderTarget for Exact<T> {
     fn describe(&self) -> String {
         self.0.describe()

@@ -3,16 +3,16 @@
 //! (`changes.json`); [`write_history_html`] draws the trends. [`HistoryReporter`] adds a run
 //! as it finishes (`run --history FILE`).
 
+// Without `full` (harness-criterion's `history` feature) only the reporter (`--history`) is
+// reachable; the rest serves the CLI's `history` command.
+#![cfg_attr(not(feature = "cli"), allow(dead_code))]
+
 mod alloc_changes;
 pub mod commands;
 mod explain;
 mod html;
 mod reporter;
 mod series;
-#[cfg(feature = "history")]
-mod store;
-#[cfg(not(feature = "history"))]
-#[path = "store_off.rs"]
 mod store;
 mod stored;
 

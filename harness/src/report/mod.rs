@@ -18,17 +18,21 @@ mod out_dir;
 mod progress;
 mod terminal;
 
-pub(crate) use csv::{CsvWriter, write_csv};
-pub(crate) use files::io_err;
+pub(crate) use csv::CsvWriter;
+#[cfg(feature = "cli")]
+pub(crate) use csv::write_csv;
 pub use files::write_json;
-pub(crate) use files::{write_atomic, write_csv_rows};
+#[cfg(feature = "cli")]
+pub(crate) use files::{io_err, write_atomic, write_csv_rows};
 pub(crate) use gpu_notes::{clock_lock_line, gpu_state_line};
 pub use html::write_html;
 pub(crate) use index::HtmlReporter;
 pub(crate) use json::JsonWriter;
 pub use json::read_results;
 pub(crate) use jsonl::JsonlWriter;
-pub(crate) use junit::{JunitWriter, results_junit, write as write_junit};
+pub(crate) use junit::JunitWriter;
+#[cfg(feature = "cli")]
+pub(crate) use junit::{results_junit, write as write_junit};
 pub(crate) use out_dir::OutDir;
 pub(crate) use progress::ProgressReporter;
 pub(crate) use terminal::{SummaryReporter, format_value};

@@ -66,6 +66,7 @@ impl ProgressReporter {
 
     /// Counts failing processes without printing each one: in `detect` a failing process is
     /// evidence being gathered (a victim probed again and again), not news.
+    #[cfg(feature = "cli")]
     pub fn without_failure_lines(mut self) -> Self {
         self.print_failures = false;
         self

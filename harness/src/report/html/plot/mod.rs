@@ -7,15 +7,19 @@
 mod distribution;
 mod forest;
 mod matrix;
+#[cfg(feature = "cli")]
 mod range;
 mod sequence;
+#[cfg(feature = "history")]
 mod trend;
 
 pub(crate) use distribution::distribution;
 pub(crate) use forest::forest;
 pub(crate) use matrix::{MAX_SIDE as MATRIX_MAX_SIDE, matrix};
+#[cfg(feature = "cli")]
 pub(crate) use range::commit_range;
 pub(crate) use sequence::sequence;
+#[cfg(feature = "history")]
 pub(crate) use trend::trend;
 
 use plotters::coord::Shift;
