@@ -200,8 +200,8 @@ fn a_flaky_peer_of_a_family_is_rarely_called_order_dependent() {
     // until such data has probability at most FLAKY_ALPHA under any rate (settle::confirm_bound):
     // 1000 x 0.002 = 2 expected at worst. Otherwise it gets CANDIDATE_ISOLATED runs alone, as every candidate did
     // before: that rule alone (BEFORE_LOCALIZATION = CANDIDATE_ISOLATED) called 25 of these 1000
-    // order-dependent, at rates 0.05-0.2 and 0.8-0.95 after one confirming pair run; now 22,
-    // every one of them after 10 runs alone. Fewer runs alone must not add to them.
+    // order-dependent, at rates 0.05-0.2 and 0.8-0.95 after one confirming pair run; this rule
+    // no more, none of them after fewer runs alone.
     let (mut fewer, mut wrong) = (Vec::new(), Vec::new());
     for p in [0.05, 0.2, 0.5, 0.8, 0.95] {
         for seed in 0..200u64 {

@@ -68,10 +68,9 @@ fn a_planted_victim_gets_its_extra_runs_alone_and_a_bisection_and_a_second_victi
         (v.verdict, v.polluters.clone()),
         (OrderVerdict::Victim, vec!["t030_polluter".to_owned()])
     );
-    // The victim passed its one run alone and failed in a shared order: it gets runs alone up to
-    // BEFORE_LOCALIZATION, then, its one polluter confirmed by two pair runs only (weak evidence:
-    // 8 passes alone and 2 failing pairs happen with probability 0.2% at rate 0.2), up to
-    // CANDIDATE_ISOLATED; nobody else gets any.
+    // The victim passed its one run alone and failed in a shared order: alone of its kind (no
+    // family), it gets runs alone up to CANDIDATE_ISOLATED before localization (two confirming
+    // pairs would not make fewer enough); nobody else gets any.
     assert_eq!(one.counts.isolated, 48 + CANDIDATE_ISOLATED);
     assert!(BEFORE_LOCALIZATION < CANDIDATE_ISOLATED);
     let alone: Vec<&str> = v

@@ -4,8 +4,8 @@
 //! `--budget` left short of them (its verdict is then `unknown`).
 //!
 //! A victim or brittle candidate (its outcome alone differs from one in a shared run) gets up to
-//! [`BEFORE_LOCALIZATION`] runs alone before localization, and after it as many as its evidence
-//! needs ([`after_localization`]), at most [`CANDIDATE_ISOLATED`]; a flaky one gets
+//! [`BEFORE_LOCALIZATION`] runs alone before localization where it is one of a family
+//! ([`families`]), and after it as many as its evidence needs ([`after_localization`]), at most [`CANDIDATE_ISOLATED`]; a flaky one gets
 //! observations up to [`FLAKY_MIN_RUNS`], alone and shared together; a failing one that was seen
 //! fewer than [`FAIL_MIN_RUNS`] times in all gets runs alone up to that. A scenario that passed
 //! everywhere, or hung alone (each run would cost a whole timeout), gets none.
@@ -95,9 +95,31 @@ pub(super) fn flaky_top_up(runs: &GroupRuns, name: &str) -> usize {
     FLAKY_MIN_RUNS.saturating_sub(ran(&runs.iso[name]) + ran(&runs.shared[name]))
 }
 
-/// Extra runs alone that `name` needs before localization.
-pub(super) fn before_localization(runs: &GroupRuns, name: &str) -> usize {
-    needed(runs, name, BEFORE_LOCALIZATION)
+/// Victim candidates that are likely a family: at least [`FAMILY`] fail in shared runs with the
+/// same headline. Only these wait for localization's pair runs to size their runs alone; a lone
+/// victim's one or two confirming pairs are weak evidence and it gets [`CANDIDATE_ISOLATED`] up
+/// front, before localization spends on a candidate that may be flaky.
+pub(super) fn families(runs: &GroupRuns) -> BTreeSet<String> {
+    let mut by: std::collections::BTreeMap<String, Vec<&String>> = Default::default();
+    for n in &runs.names {
+        if classify(&runs.iso[n], &runs.shared[n]) != Initial::VictimCandidate {
+            continue;
+        }
+        let failed = runs.shared[n].iter().filter(|o| o.ran() && o.failed()).find_map(|o| o.message());
+        if let Some(m) = failed {
+            by.entry(crate::model::headline(&m).to_owned()).or_default().push(n);
+        }
+    }
+    by.into_values().filter(|v| v.len() >= FAMILY).flatten().cloned().collect()
+}
+
+/// Victim candidates failing alike that make a family.
+const FAMILY: usize = 3;
+
+/// Extra runs alone that `name` needs before localization: up to [`BEFORE_LOCALIZATION`] in a
+/// family, [`CANDIDATE_ISOLATED`] otherwise.
+pub(super) fn before_localization(runs: &GroupRuns, name: &str, family: &BTreeSet<String>) -> usize {
+    needed(runs, name, if family.contains(name) { BEFORE_LOCALIZATION } else { CANDIDATE_ISOLATED })
 }
 
 /// Extra runs alone that `name` needs now, a candidate's counted up to `candidate` in all.

@@ -12,7 +12,7 @@ use super::hazards::hazards;
 use super::localize::{Localized, Localizer};
 use super::pipeline::{GroupRuns, PendingShift, classify};
 use super::probe::{Observation, Prober, SharedProber};
-use super::settle::{before_localization, extra_isolated, undecided};
+use super::settle::{before_localization, extra_isolated, families, undecided};
 use crate::errors::Error;
 use crate::model::{DetectEntry, Evidence, EvidenceKind, OrderVerdict, WouldDecide};
 
@@ -31,7 +31,8 @@ pub(super) fn judge_all(
     first: usize,
     pending: &mut Vec<PendingShift>,
 ) -> Result<Vec<DetectEntry>, Error> {
-    let cut = extra_isolated(prober, runs, &before_localization)?;
+    let family = families(runs);
+    let cut = extra_isolated(prober, runs, &|runs, name| before_localization(runs, name, &family))?;
     let workers = prober.workers;
     let observes_env = SharedProber::new(prober).target().observes_env();
     let mut entries: Vec<Option<DetectEntry>> = Vec::with_capacity(runs.names.len());
