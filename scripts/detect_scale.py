@@ -5,12 +5,17 @@
     detect_scale.py scale OUT    # generated binaries of 100, 1000, 10000 tests
     detect_scale.py crates OUT   # dotenvy and internment, before and after
     detect_scale.py family OUT   # 8 logger installers + 20 independent tests (issue 29)
+    detect_scale.py bad OUT      # issue 29's bad inputs: all fail alone, a hang after one
+                                 # predecessor, N/2 polluters with one victim each
 
 Environment: NEW and OLD (harness binaries: this tree's and the base's), FIXTURE_PLANTED,
 FIXTURE_MECHANISM (test binaries), GEN_DIR (where generated crates are built), SEEDS (default
 "1 2 3"; "1" for crates), SIZES and OLD_UP_TO (scale), and for `crates`: DOTENVY_BINS and
 INTERNMENT_BINS (space-separated test binaries), DOTENVY_CWD and INTERNMENT_CWD (the package
-directories, where cargo runs them), CRATE_DETECT_ARGS (default "--timeout 900").
+directories, where cargo runs them), CRATE_DETECT_ARGS (default "--timeout 900"); for `bad`:
+BAD_SIZES (default "all-fail:100 hang-after:20 pairs:10000") and BAD_TIMEOUT (default 5 s, the
+--timeout of every detect there: the hang costs whole timeouts). `uptime` goes into every
+output before and after (other processes on the machine move the figures).
 Every detect runs with its own --out under OUT; what this prints is also written to
 OUT/<command>.txt. RUST_BACKTRACE is removed from every child's environment: with it set, each
 panic symbolizes a backtrace (about half a second in a debug test binary), which would weigh on
@@ -51,6 +56,10 @@ LOG = []
 def say(line=""):
     print(line, flush=True)
     LOG.append(line)
+
+
+def uptime():
+    say("uptime: " + subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
 
 
 def gen(n):
@@ -153,6 +162,7 @@ def corpus(out):
     truth = {**PLANTED_TRUTH, **MECHANISM_TRUTH, **t50, **t200}
     say(f"corpus: {len(bins)} libtest binaries (fixture_planted, fixture_mechanism, generated 50 and 200 tests), "
         f"{len(truth)} planted tests, seeds {seeds}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}")
+    uptime()
     walls = {"new": [], "old": [], "random": []}
     qual = {"new": {}, "old": {}}
     procs = {"new": [], "old": []}
@@ -175,6 +185,7 @@ def corpus(out):
             f"median {statistics.median(ratios):.2f}x")
     for side in ("new", "old"):
         say(f"{side} over {len(seeds)} seeds: {fmt_quality(qual[side])}")
+    uptime()
     phases = json.load(open(os.path.join(out, f"corpus-new-{seeds[-1]}", "detect-run.json")))["phases"]
     say("new, seed %d, phases: %s" % (seeds[-1], ", ".join(
         f"{p['name']} {p['processes']} processes in {p['wall_s']:.1f} s (from {p['started_s']:.1f} s)" for p in phases)))
@@ -252,11 +263,53 @@ def screen_lines(log):
     return len([l for l in lines[start:] if not l.startswith(("report: ", "detect: /"))])
 
 
+def fmt_phases(run):
+    return ", ".join(f"{p['name']} {p['processes']} in {p['wall_s']:.3f} s" for p in run.get("phases", []))
+
+
+def gen_bad(kind, n):
+    """Build (once) the crate of a bad input (detect_scale_gen.py --bad); its binary and truth."""
+    out = os.path.join(os.environ["GEN_DIR"], f"bad-{kind}-{n}")
+    stamp = os.path.join(out, "binary.txt")
+    if not os.path.exists(stamp):
+        exe = subprocess.run([sys.executable, os.path.join(HERE, "detect_scale_gen.py"), str(n), out, "--bad", kind],
+                             check=True, capture_output=True, text=True).stdout.split()[0]
+        with open(stamp, "w") as f:
+            f.write(exe)
+    exe = os.path.join(out, open(stamp).read().strip())
+    truth = json.load(open(os.path.join(out, "truth.json")))
+    return exe, {k: (v["verdict"], v["culprits"]) for k, v in truth.items()}
+
+
+def bad(out):
+    sizes = [x.split(":") for x in os.environ.get("BAD_SIZES", "all-fail:100 hang-after:20 pairs:10000").split()]
+    timeout = os.environ.get("BAD_TIMEOUT", "5")
+    sides = [s for s in ("new", "old") if os.environ.get(s.upper())]
+    say(f"bad inputs, seed 1, --timeout {timeout}, {os.cpu_count()} cores, sides {sides}")
+    uptime()
+    for kind, n in sizes:
+        exe, truth = gen_bad(kind, int(n))
+        rnd = random_orders([exe], 1) if kind != "hang-after" else None
+        for side in sides:
+            d = os.path.join(out, f"bad-{kind}-{n}-{side}")
+            wall, peak, entries, run = detect(os.environ[side.upper()], [exe], 1, d, ["--timeout", timeout])
+            counts = {}
+            for e in entries:
+                counts[e["verdict"]] = counts.get(e["verdict"], 0) + 1
+            say(f"{kind} ({n} tests), {side}: {wall:.1f} s, {run['runs']['total']} processes, harness peak RSS "
+                f"{(peak or 0) / 1024:.1f} MB; 20 random orders {'-' if rnd is None else f'{rnd:.1f} s'}; verdicts "
+                f"{', '.join(f'{k} {v}' for k, v in sorted(counts.items()))}; {fmt_quality(quality(entries, truth))}")
+            say(f"  phases: {fmt_phases(run)}")
+            say(f"  findings: {findings(entries)[:6]}{' ...' if len(findings(entries)) > 6 else ''}")
+    uptime()
+
+
 def family(out):
     seeds = [int(s) for s in os.environ.get("SEEDS", "1 2 3").split()]
     exe, truth = gen_family(8, 20)
     say(f"family: 8 logger installers + 20 independent tests, seeds {seeds}, {os.cpu_count()} cores, "
         f"load {os.getloadavg()[0]:.1f}")
+    uptime()
     # OLD may be left out (FAMILY_NEW_ONLY=1): the base has no family-specific code to compare.
     sides = ["new"] if os.environ.get("FAMILY_NEW_ONLY") else ["new", "old"]
     walls = {"new": [], "old": [], "random": []}
@@ -268,18 +321,20 @@ def family(out):
             wall, _, entries, run = detect(os.environ[side.upper()], [exe], seed, d)
             walls[side].append(wall)
             row.append(f"{side} {wall:.2f} s ({run['runs']['total']} processes, {run['runs']['localization']} "
-                       f"localization, {screen_lines(d + '.log')} summary lines; {fmt_quality(quality(entries, truth))})")
+                       f"localization, {screen_lines(d + '.log')} summary lines; {fmt_quality(quality(entries, truth))}; "
+                       f"phases: {fmt_phases(run)})")
         say(f"  seed {seed}: random orders {walls['random'][-1]:.2f} s; " + "; ".join(row))
     for side in sides:
         ratios = sorted(w / r for w, r in zip(walls[side], walls["random"]))
         say(f"{side} / random orders, per seed (measured side by side): {', '.join(f'{x:.2f}' for x in ratios)}; "
             f"median {statistics.median(ratios):.2f}x (target <= 1.5x)")
+    uptime()
 
 
 def main():
     what, out = sys.argv[1], sys.argv[2]
     os.makedirs(out, exist_ok=True)
-    {"corpus": corpus, "scale": scale, "crates": crates, "family": family}[what](out)
+    {"corpus": corpus, "scale": scale, "crates": crates, "family": family, "bad": bad}[what](out)
     with open(os.path.join(out, f"{what}.txt"), "w") as f:
         f.write("\n".join(LOG) + "\n")
 

@@ -3,9 +3,13 @@
 # same binaries, OD precision/recall, flaky recall and culprits against the old schedule, a
 # scaling table of generated binaries, and two real crates before and after.
 #
-#   scripts/detect_scale.sh [OUT] [corpus|scale|crates|family ...]   (default: all four)
+#   scripts/detect_scale.sh [OUT] [corpus|scale|crates|family|bad ...]   (default: all five)
 #
 # `family` (issue 29): 8 tests that each install a process-global once, 20 independent ones.
+# `bad` (issue 29): a binary whose tests all fail alone, a test that hangs only after one
+# predecessor, N/2 polluters with one victim each (BAD_SIZES, BAD_TIMEOUT: scripts/detect_scale.py).
+# Issue 29's figures, in one command (release build; 5 seeds, medians of per-seed ratios):
+#   SEEDS="1 2 3 4 5" scripts/detect_scale.sh docs/detect-scale-2026-12-06 family corpus bad
 #
 # OUT defaults to docs/detect-scale-<today>/. The old side is the harness of BASE (default
 # main), built from `git archive` into target/detect-scale-base/ unless OLD_HARNESS names one.
@@ -17,7 +21,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 OUT=${1:-docs/detect-scale-$(date -u +%F)}
 shift || true
-WHAT=${*:-corpus scale crates family}
+WHAT=${*:-corpus scale crates family bad}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 
@@ -56,6 +60,7 @@ mkdir -p "$GEN_DIR"
 {
     echo "# $(date -u +%FT%TZ) new: $(git rev-parse --short HEAD) (this tree), old: ${BASE:-$OLD}"
     echo "# $(uname -srm), $(nproc) cores, $(rustc -V)"
+    echo "# uptime at start: $(uptime)"
 } > "$OUT/host.txt"
 
 for what in $WHAT; do

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Write a libtest crate of N tests with planted order dependencies, for scripts/detect_scale.sh.
 
-    detect_scale_gen.py N DIR [--work ITERS] [--family K]
+    detect_scale_gen.py N DIR [--work ITERS] [--family K | --bad all-fail|hang-after|pairs]
 
 DIR/Cargo.toml and DIR/src/lib.rs: N #[test]s named t00000.. (zero-padded), each spinning
 (i*7919 % 13) * ITERS iterations of an integer hash (ITERS=200 by default: a few microseconds to
@@ -18,6 +18,11 @@ so they act only within one process):
 With --family K (issue 29, the shape of logger crates), the planted cases are instead K tests
 install_logger_0.. that each install a process-global once and unwrap (in one process only the
 first passes: each is a victim of every other one), next to the N independent tests.
+
+With --bad (issue 29's bad inputs), instead: `all-fail`, every one of the N tests panics;
+`hang-after`, t00000_hang_after hangs (sleeps an hour) only in a process where t00001_hang_setter
+ran before it, next to N-2 plain tests; `pairs`, N/2 polluters each with its one victim
+(t{2i}_victim fails after t{2i+1}_polluter, which sorts after it).
 
 DIR/truth.json names each planted test's expected verdict and culprits. Build it with
 `cargo test --no-run` (the script does, and prints the test binary's path).
@@ -72,6 +77,8 @@ mod tests {{
     static C: AtomicBool = AtomicBool::new(false);
     static D: AtomicBool = AtomicBool::new(false);
     static LOGGER: AtomicBool = AtomicBool::new(false);
+    static HANG: AtomicBool = AtomicBool::new(false);
+    {pair_statics}
 
     /// Like `log::set_logger`: once per process.
     #[derive(Debug)]
@@ -122,9 +129,37 @@ def main():
         k = args.index("--family")
         family = int(args[k + 1])
         del args[k : k + 2]
+    bad = None
+    if "--bad" in args:
+        k = args.index("--bad")
+        bad = args[k + 1]
+        del args[k : k + 2]
     n, out = int(args[0]), args[1]
     os.makedirs(os.path.join(out, "src"), exist_ok=True)
-    if family:
+    bodies = dict(BODIES)
+    pair_statics = ""
+    if bad == "all-fail":
+        names, roles = [f"t{i:05}_fails" for i in range(n)], {i: "fails" for i in range(n)}
+        bodies["fails"] = 'panic!("fails alone too");'
+    elif bad == "hang-after":
+        names = [f"t{i:05}" for i in range(n)]
+        names[0], names[1] = "t00000_hang_after", "t00001_hang_setter"
+        roles = {0: "hang_after", 1: "hang_setter"}
+        bodies["hang_after"] = "if HANG.load(SeqCst) { std::thread::sleep(std::time::Duration::from_secs(3600)); }"
+        bodies["hang_setter"] = "HANG.store(true, SeqCst);"
+    elif bad == "pairs":
+        names, roles = [], {}
+        for i in range(n // 2):
+            names += [f"t{2 * i:05}_victim", f"t{2 * i + 1:05}_polluter"]
+            roles[2 * i], roles[2 * i + 1] = f"pair_victim_{i}", f"pair_polluter_{i}"
+            bodies[f"pair_victim_{i}"] = f'assert!(!P{i}.load(SeqCst), "polluter {i} ran first");'
+            bodies[f"pair_polluter_{i}"] = f"P{i}.store(true, SeqCst);"
+        pair_statics = "\n    ".join(f"static P{i}: AtomicBool = AtomicBool::new(false);" for i in range(n // 2))
+    elif bad:
+        raise SystemExit(f"--bad: unknown input {bad!r} (all-fail, hang-after, pairs)")
+    if bad:
+        pass
+    elif family:
         names, roles = [f"t{i:05}" for i in range(n)], {}
         for i in range(family):
             roles[n + i] = "install"
@@ -132,10 +167,11 @@ def main():
     else:
         names, roles = layout(n)
     with open(os.path.join(out, "Cargo.toml"), "w") as f:
-        f.write(f'[package]\nname = "detect_scale_gen_{n}{"_family" if family else ""}"\nversion = "0.1.0"\nedition = "2021"\n\n[workspace]\n')
-    lines = [HEADER.format(n=n, work=work)]
+        suffix = f"_{bad.replace('-', '_')}" if bad else "_family" if family else ""
+        f.write(f'[package]\nname = "detect_scale_gen_{n}{suffix}"\nversion = "0.1.0"\nedition = "2021"\n\n[workspace]\n')
+    lines = [HEADER.format(n=n, work=work, pair_statics=pair_statics)]
     for i, name in enumerate(names):
-        body = "set_logger().unwrap();" if roles.get(i) == "install" else BODIES.get(roles.get(i), "")
+        body = "set_logger().unwrap();" if roles.get(i) == "install" else bodies.get(roles.get(i), "")
         lines.append(f"    #[test]\n    fn {name}() {{\n        std::hint::black_box(spin({i * 7919 % 13}));\n        {body}\n    }}\n")
     lines.append("}\n")
     with open(os.path.join(out, "src", "lib.rs"), "w") as f:
@@ -152,6 +188,14 @@ def main():
     installers = [f"tests::{names[i]}" for i, r in roles.items() if r == "install"]
     for t in installers:
         truth[t] = {"verdict": "victim", "culprits": sorted(x for x in installers if x != t), "cleaners": []}
+    for i, r in roles.items():
+        t = f"tests::{names[i]}"
+        if r == "fails":
+            truth[t] = {"verdict": "fail", "culprits": [], "cleaners": []}
+        elif r == "hang_after":
+            truth[t] = {"verdict": "victim", "culprits": [f"tests::{names[1]}"], "cleaners": []}
+        elif r.startswith("pair_victim_"):
+            truth[t] = {"verdict": "victim", "culprits": [f"tests::{names[i + 1]}"], "cleaners": []}
     with open(os.path.join(out, "truth.json"), "w") as f:
         json.dump(truth, f, indent=1, sort_keys=True)
     build = subprocess.run(

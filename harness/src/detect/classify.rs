@@ -6,8 +6,9 @@ use super::probe::Observation;
 use crate::model::FailureRate;
 use crate::stats::wilson;
 
-/// Isolated runs a victim or brittle candidate gets at least before it is called order-dependent:
-/// a 50% flaky scenario shows the same outcome in 10 isolated runs with probability 0.2%.
+/// Isolated runs a victim or brittle candidate gets before it is called order-dependent, unless
+/// its culprits explain every run of it and fewer suffice (`settle::confirm_bound`): a 50% flaky
+/// scenario shows the same outcome in 10 isolated runs with probability 0.2%.
 pub const CANDIDATE_ISOLATED: usize = 10;
 /// Observations a flaky scenario gets at least, for its failure-rate interval.
 pub const FLAKY_MIN_RUNS: usize = 20;

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use super::classify::CANDIDATE_ISOLATED;
 use super::pipeline::{DetectConfig, DetectResult, detect};
 use super::schedule::DEFAULT_SHUFFLES;
+use super::settle::BEFORE_LOCALIZATION;
 use super::simulate::{SimScenario, SimTarget};
 use super::subject::OrderTarget;
 use crate::model::{EvidenceKind, OrderVerdict};
@@ -67,9 +68,18 @@ fn a_planted_victim_gets_its_extra_runs_alone_and_a_bisection_and_a_second_victi
         (v.verdict, v.polluters.clone()),
         (OrderVerdict::Victim, vec!["t030_polluter".to_owned()])
     );
-    // The victim passed its one run alone and failed in a shared order: it gets runs alone up to
-    // CANDIDATE_ISOLATED before it is called order-dependent; nobody else gets any.
-    assert_eq!(one.counts.isolated, 49 + CANDIDATE_ISOLATED - 1);
+    // The victim passed its one run alone and failed in a shared order: alone of its kind (no
+    // family), it gets runs alone up to CANDIDATE_ISOLATED before localization (two confirming
+    // pairs would not make fewer enough); nobody else gets any.
+    assert_eq!(one.counts.isolated, 48 + CANDIDATE_ISOLATED);
+    assert!(BEFORE_LOCALIZATION < CANDIDATE_ISOLATED);
+    let alone: Vec<&str> = v
+        .evidence
+        .iter()
+        .filter(|e| e.kind == EvidenceKind::Isolated)
+        .map(|e| e.detail.as_str())
+        .collect();
+    assert_eq!(alone, ["10 of 10 isolated runs"]);
     assert_eq!(one.counts.shared, DEFAULT_SHUFFLES + 2);
     let first = one.counts.localization;
     // Bisection over a prefix of at most 48 plus two confirming pairs, never all pairs.

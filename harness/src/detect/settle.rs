@@ -3,8 +3,9 @@
 //! side by side, in rounds; [`undecided`] says which runs would decide a scenario that
 //! `--budget` left short of them (its verdict is then `unknown`).
 //!
-//! A victim or brittle candidate (its outcome alone differs from one in a shared run) gets
-//! [`CANDIDATE_ISOLATED`] runs alone before it is called order-dependent; a flaky one gets
+//! A victim or brittle candidate (its outcome alone differs from one in a shared run) gets up to
+//! [`BEFORE_LOCALIZATION`] runs alone before localization where it is one of a family
+//! ([`families`]), and after it as many as its evidence needs ([`after_localization`]), at most [`CANDIDATE_ISOLATED`]; a flaky one gets
 //! observations up to [`FLAKY_MIN_RUNS`], alone and shared together; a failing one that was seen
 //! fewer than [`FAIL_MIN_RUNS`] times in all gets runs alone up to that. A scenario that passed
 //! everywhere, or hung alone (each run would cost a whole timeout), gets none.
@@ -24,9 +25,105 @@ pub const FAIL_MIN_RUNS: usize = 3;
 const ROUNDS: usize = 3;
 /// Phase name of the extra isolated runs.
 pub const PHASE_EXTRA: &str = "extra_isolated";
+/// Runs alone a victim or brittle candidate gets before localization: a flaky scenario failing
+/// half its runs is caught by them with probability 7/8, before localization spends on it.
+pub const BEFORE_LOCALIZATION: usize = 3;
+/// Bound on the chance that a scenario failing at one rate whatever the order shows a
+/// candidate's evidence ([`flaky_bound`]): the chance that a 50% flaky scenario shows one outcome
+/// in [`CANDIDATE_ISOLATED`] runs alone (2 x 0.5^10).
+pub const FLAKY_ALPHA: f64 = 0.002;
 
-/// Extra runs alone that `name` needs now.
-fn needed(runs: &GroupRuns, name: &str) -> usize {
+/// The largest chance, over every failure rate p, that a scenario whose outcome does not depend
+/// on the order shows `alone` runs alone with one outcome and `elsewhere` runs with the other:
+/// max_p p^alone (1-p)^elsewhere, at p = alone / (alone + elsewhere).
+pub fn flaky_bound(alone: usize, elsewhere: usize) -> f64 {
+    if alone == 0 || elsewhere == 0 {
+        return 1.0;
+    }
+    let (a, b) = (alone as f64, elsewhere as f64);
+    let p = a / (a + b);
+    p.powf(a) * (1.0 - p).powf(b)
+}
+
+/// How strongly localization's pair runs of a candidate rule out a scenario that
+/// fails at one rate whatever the order: the largest chance, over that rate, that `alone` runs
+/// alone show its outcome alone and some `flipped` of its `confirms` pair runs show the other ([`flaky_bound`] times the ways to choose them: localization lists as culprits those
+/// whose runs flipped). Runs found before localization chose its culprits are left out: they
+/// chose them. `None` when a run contradicts the culprits (one before it and no flip, or a flip
+/// with none before it), it has cleaners (they explain runs after the fact), its runs alone
+/// disagree, or it has no culprit: then only runs alone tell it from a flaky scenario.
+pub(super) fn confirm_bound(runs: &GroupRuns, name: &str, culprits: &[String], cleaners: &[String], alone: usize) -> Option<f64> {
+    let (iso, shared) = (&runs.iso[name], &runs.shared[name]);
+    let ran: Vec<&Observation> = iso.iter().filter(|o| o.ran()).collect();
+    let failed = ran.first()?.failed();
+    if culprits.is_empty() || !cleaners.is_empty() || ran.iter().any(|o| o.failed() != failed) {
+        return None;
+    }
+    let (mut confirms, mut flipped) = (0, 0);
+    for o in shared.iter().filter(|o| o.ran()) {
+        let flips = o.failed() != failed;
+        if o.prefix.iter().any(|n| culprits.contains(n)) != flips {
+            return None;
+        }
+        // Localization's runs of a pair: [culprit, it] confirming, [other, it] ruling out.
+        if matches!(o.kind, EvidenceKind::Localize | EvidenceKind::Confirm) && o.prefix.len() == 1 {
+            confirms += 1;
+            flipped += usize::from(flips);
+        }
+    }
+    Some(choose(confirms, flipped) * flaky_bound(alone + confirms - flipped, flipped))
+}
+
+fn choose(n: usize, k: usize) -> f64 {
+    (0..k).map(|i| (n - i) as f64 / (i + 1) as f64).product()
+}
+
+/// Extra runs alone a victim or brittle candidate needs after localization found `culprits`:
+/// enough that [`confirm_bound`] is at most [`FLAKY_ALPHA`], at least [`BEFORE_LOCALIZATION`]
+/// and at most [`CANDIDATE_ISOLATED`] in all.
+pub(super) fn after_localization(runs: &GroupRuns, name: &str, culprits: &[String], cleaners: &[String]) -> usize {
+    let alone = runs.iso[name].iter().filter(|o| o.ran()).count();
+    let wanted = (BEFORE_LOCALIZATION..CANDIDATE_ISOLATED)
+        .find(|&k| confirm_bound(runs, name, culprits, cleaners, k).is_some_and(|b| b <= FLAKY_ALPHA))
+        .unwrap_or(CANDIDATE_ISOLATED);
+    wanted.saturating_sub(alone)
+}
+
+/// Extra runs a scenario that localization found flaky needs for its failure rate.
+pub(super) fn flaky_top_up(runs: &GroupRuns, name: &str) -> usize {
+    let ran = |v: &[Observation]| v.iter().filter(|o| o.ran()).count();
+    FLAKY_MIN_RUNS.saturating_sub(ran(&runs.iso[name]) + ran(&runs.shared[name]))
+}
+
+/// Victim candidates that are likely a family: at least [`FAMILY`] fail in shared runs with the
+/// same headline. Only these wait for localization's pair runs to size their runs alone; a lone
+/// victim's one or two confirming pairs are weak evidence and it gets [`CANDIDATE_ISOLATED`] up
+/// front, before localization spends on a candidate that may be flaky.
+pub(super) fn families(runs: &GroupRuns) -> BTreeSet<String> {
+    let mut by: std::collections::BTreeMap<String, Vec<&String>> = Default::default();
+    for n in &runs.names {
+        if classify(&runs.iso[n], &runs.shared[n]) != Initial::VictimCandidate {
+            continue;
+        }
+        let failed = runs.shared[n].iter().filter(|o| o.ran() && o.failed()).find_map(|o| o.message());
+        if let Some(m) = failed {
+            by.entry(crate::model::headline(&m).to_owned()).or_default().push(n);
+        }
+    }
+    by.into_values().filter(|v| v.len() >= FAMILY).flatten().cloned().collect()
+}
+
+/// Victim candidates failing alike that make a family.
+const FAMILY: usize = 3;
+
+/// Extra runs alone that `name` needs before localization: up to [`BEFORE_LOCALIZATION`] in a
+/// family, [`CANDIDATE_ISOLATED`] otherwise.
+pub(super) fn before_localization(runs: &GroupRuns, name: &str, family: &BTreeSet<String>) -> usize {
+    needed(runs, name, if family.contains(name) { BEFORE_LOCALIZATION } else { CANDIDATE_ISOLATED })
+}
+
+/// Extra runs alone that `name` needs now, a candidate's counted up to `candidate` in all.
+fn needed(runs: &GroupRuns, name: &str, candidate: usize) -> usize {
     let (iso, shared) = (&runs.iso[name], &runs.shared[name]);
     if iso.is_empty() || hangs_alone(iso) {
         return 0;
@@ -35,7 +132,7 @@ fn needed(runs: &GroupRuns, name: &str) -> usize {
     match classify(iso, shared) {
         Initial::VictimCandidate | Initial::BrittleCandidate => {
             let alike = iso.iter().all(|o| o.failed() == iso[0].failed());
-            if alike { CANDIDATE_ISOLATED.saturating_sub(iso.len()) } else { 0 }
+            if alike { candidate.saturating_sub(iso.len()) } else { 0 }
         }
         Initial::Flaky => FLAKY_MIN_RUNS.saturating_sub(ran(iso) + ran(shared)),
         Initial::Fail => FAIL_MIN_RUNS.saturating_sub(ran(iso) + ran(shared)),
@@ -67,10 +164,14 @@ impl Plan for Extra<'_> {
     }
 }
 
-/// Run every scenario's extra isolated runs, side by side, until none needs more (a candidate
-/// whose runs alone disagree becomes flaky and needs observations for its rate). Returns the
-/// scenarios whose runs the budget cut.
-pub(super) fn extra_isolated(prober: &mut Prober<'_>, runs: &mut GroupRuns) -> Result<BTreeSet<String>, Error> {
+/// Run the extra isolated runs that `want` asks of each scenario, side by side, until none needs
+/// more (a candidate whose runs alone disagree becomes flaky and needs observations for its
+/// rate). Returns the scenarios whose runs the budget cut.
+pub(super) fn extra_isolated(
+    prober: &mut Prober<'_>,
+    runs: &mut GroupRuns,
+    want: &dyn Fn(&GroupRuns, &str) -> usize,
+) -> Result<BTreeSet<String>, Error> {
     let mut cut = BTreeSet::new();
     let mut started = false;
     for _ in 0..ROUNDS {
@@ -85,7 +186,7 @@ pub(super) fn extra_isolated(prober: &mut Prober<'_>, runs: &mut GroupRuns) -> R
                     purpose: Purpose::ExtraIsolated,
                     tag: 0,
                 };
-                std::iter::repeat_n(task, needed(runs, n))
+                std::iter::repeat_n(task, want(runs, n))
             })
             .collect();
         if tasks.is_empty() {
@@ -142,7 +243,7 @@ pub(super) fn undecided(runs: &GroupRuns, name: &str, cut: &BTreeSet<String>) ->
         }
     }
     if cut.contains(name) {
-        let more = needed(runs, name).max(1);
+        let more = needed(runs, name, CANDIDATE_ISOLATED).max(1);
         out.push(WouldDecide {
             kind: EvidenceKind::Isolated,
             runs: more,

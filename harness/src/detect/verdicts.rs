@@ -12,10 +12,11 @@ use super::hazards::hazards;
 use super::localize::{Localized, Localizer};
 use super::pipeline::{GroupRuns, PendingShift, classify};
 use super::probe::{Observation, Prober, SharedProber};
-use super::settle::{extra_isolated, undecided};
+use super::settle::{before_localization, extra_isolated, families, undecided};
 use crate::errors::Error;
 use crate::model::{DetectEntry, Evidence, EvidenceKind, OrderVerdict, WouldDecide};
 
+mod alone;
 mod value_shifts;
 
 use value_shifts::{ConfirmCache, value_shifts};
@@ -30,10 +31,10 @@ pub(super) fn judge_all(
     first: usize,
     pending: &mut Vec<PendingShift>,
 ) -> Result<Vec<DetectEntry>, Error> {
-    let cut = extra_isolated(prober, runs)?;
+    let family = families(runs);
+    let cut = extra_isolated(prober, runs, &|runs, name| before_localization(runs, name, &family))?;
     let workers = prober.workers;
-    let shared = SharedProber::new(prober);
-    let observes_env = shared.target().observes_env();
+    let observes_env = SharedProber::new(prober).target().observes_env();
     let mut entries: Vec<Option<DetectEntry>> = Vec::with_capacity(runs.names.len());
     let mut candidates = Vec::new();
     for (i, name) in runs.names.iter().enumerate() {
@@ -49,11 +50,15 @@ pub(super) fn judge_all(
         });
     }
     let base = seed.wrapping_mul(0x9e37_79b9).wrapping_add(1);
-    for (i, entry, seen) in localize_candidates(&shared, runs, &candidates, workers, base)? {
+    let localized = localize_candidates(&SharedProber::new(prober), runs, &candidates, workers, base)?;
+    for (i, entry, seen) in localized {
         entries[i] = Some(entry);
         runs.absorb(seen);
     }
     let mut entries: Vec<DetectEntry> = entries.into_iter().map(|e| e.expect("every scenario is judged")).collect();
+    let indices: Vec<usize> = candidates.iter().map(|c| c.0).collect();
+    alone::after_localization(prober, runs, &mut entries, &indices, observes_env)?;
+    let shared = SharedProber::new(prober);
     let mut loc = Localizer::new(&shared, base);
     let mut cache = ConfirmCache::new();
     for (i, name) in runs.names.clone().iter().enumerate() {
@@ -320,37 +325,9 @@ fn evidence(
     loc: &Localized,
     note: Option<&str>,
 ) -> Vec<Evidence> {
-    let mut ev = Vec::new();
-    let mut by_status: BTreeMap<&'static str, usize> = BTreeMap::new();
-    for o in iso {
-        *by_status.entry(o.outcome.status().as_str()).or_default() += 1;
-    }
-    for (status, k) in &by_status {
-        ev.push(Evidence {
-            kind: EvidenceKind::Isolated,
-            order: vec![name.to_owned()],
-            seed: None,
-            outcome: (*status).to_owned(),
-            detail: format!("{k} of {} isolated runs", iso.len()),
-            message: first_message(iso, status),
-        });
-    }
+    let mut ev = isolated_evidence(name, iso);
     if verdict == OrderVerdict::Flaky {
-        let ran = |v: &[Observation]| v.iter().filter(|o| o.ran()).count();
-        let failed = iso.iter().chain(shared).filter(|o| o.ran() && o.failed()).count();
-        ev.push(Evidence {
-            kind: EvidenceKind::Isolated,
-            order: vec![name.to_owned()],
-            seed: None,
-            outcome: "failed".into(),
-            detail: format!(
-                "failure rate over every run of it: {failed} of {} failed ({} alone, {} in shared processes)",
-                ran(iso) + ran(shared),
-                ran(iso),
-                ran(shared)
-            ),
-            message: None,
-        });
+        ev.push(flaky_rate_evidence(name, iso, shared));
     }
     if matches!(verdict, OrderVerdict::Pass | OrderVerdict::Fail | OrderVerdict::Unknown) {
         let mut by: BTreeMap<&'static str, usize> = BTreeMap::new();
@@ -397,6 +374,44 @@ fn evidence(
         });
     }
     ev
+}
+
+/// One line per outcome of the runs alone.
+fn isolated_evidence(name: &str, iso: &[Observation]) -> Vec<Evidence> {
+    let mut by_status: BTreeMap<&'static str, usize> = BTreeMap::new();
+    for o in iso {
+        *by_status.entry(o.outcome.status().as_str()).or_default() += 1;
+    }
+    by_status
+        .iter()
+        .map(|(status, k)| Evidence {
+            kind: EvidenceKind::Isolated,
+            order: vec![name.to_owned()],
+            seed: None,
+            outcome: (*status).to_owned(),
+            detail: format!("{k} of {} isolated runs", iso.len()),
+            message: first_message(iso, status),
+        })
+        .collect()
+}
+
+/// A flaky scenario's failures over every run of it.
+fn flaky_rate_evidence(name: &str, iso: &[Observation], shared: &[Observation]) -> Evidence {
+    let ran = |v: &[Observation]| v.iter().filter(|o| o.ran()).count();
+    let failed = iso.iter().chain(shared).filter(|o| o.ran() && o.failed()).count();
+    Evidence {
+        kind: EvidenceKind::Isolated,
+        order: vec![name.to_owned()],
+        seed: None,
+        outcome: "failed".into(),
+        detail: format!(
+            "failure rate over every run of it: {failed} of {} failed ({} alone, {} in shared processes)",
+            ran(iso) + ran(shared),
+            ran(iso),
+            ran(shared)
+        ),
+        message: None,
+    }
 }
 
 /// The message of the first of `obs` that ended with `status` (a failure's text, kept once per status).
