@@ -119,7 +119,15 @@ const FAMILY: usize = 3;
 /// Extra runs alone that `name` needs before localization: up to [`BEFORE_LOCALIZATION`] in a
 /// family, [`CANDIDATE_ISOLATED`] otherwise.
 pub(super) fn before_localization(runs: &GroupRuns, name: &str, family: &BTreeSet<String>) -> usize {
-    needed(runs, name, if family.contains(name) { BEFORE_LOCALIZATION } else { CANDIDATE_ISOLATED })
+    needed(
+        runs,
+        name,
+        if family.contains(name) {
+            BEFORE_LOCALIZATION
+        } else {
+            CANDIDATE_ISOLATED
+        },
+    )
 }
 
 /// Extra runs alone that `name` needs now, a candidate's counted up to `candidate` in all.
