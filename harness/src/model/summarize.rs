@@ -72,6 +72,9 @@ fn metric_summaries(runs: &[&RunRecord]) -> Vec<MetricSummary> {
                 let all = summary.unstable_reason.take().into_iter().chain([why.to_owned()]);
                 summary.unstable_reason = Some(all.collect::<Vec<_>>().join("; "));
             }
+            if summary.exact && proto.source.is_none() && has_within {
+                resolve_a_tick(&mut summary, &within);
+            }
             // An allocation row is exact only if every call of every process was: equal process
             // medians over varying calls (every third call allocating) are not.
             let refs: Vec<&super::MetricSample> = samples.iter().map(|(_, m)| *m).collect();
@@ -90,4 +93,47 @@ fn metric_summaries(runs: &[&RunRecord]) -> Vec<MetricSummary> {
             })
         })
         .collect()
+}
+
+/// A timed value is never exact. Processes that agree to the nanosecond while their samples vary
+/// agree on a clock tick (a few samples a process, the middle ones on one tick): the interval is
+/// then the value plus or minus the smallest gap between two samples, the resolution the data
+/// shows, which holds the value whatever its distribution within the tick.
+fn resolve_a_tick(summary: &mut crate::stats::Summary, within: &[Vec<f64>]) {
+    let mut all: Vec<f64> = within.iter().flatten().copied().collect();
+    all.sort_by(f64::total_cmp);
+    let Some(tick) = all.windows(2).map(|w| w[1] - w[0]).filter(|d| *d > 0.0).min_by(f64::total_cmp) else {
+        return;
+    };
+    let v = summary.center_value;
+    summary.exact = false;
+    summary.ci = Some(crate::stats::Interval {
+        low: (v - tick).max(0.0),
+        high: v + tick,
+        level: 0.95,
+    });
+    summary.rel_half_width = (v != 0.0).then(|| tick / v.abs());
+}
+
+#[cfg(test)]
+mod tests {
+    /// Three processes whose middle samples all fall on the 190 ns tick: not exact, an interval of
+    /// one tick (10 ns) each side. A counted metric (a source) that agrees stays exact.
+    #[test]
+    fn timed_processes_that_agree_on_a_tick_get_a_one_tick_interval() {
+        let run = |i: usize, source: Option<&str>| -> super::super::RunRecord {
+            serde_json::from_value(serde_json::json!({"run_index": i, "scenario": "s", "kind": "measure",
+                "repetition": i, "outcome": {"status": "passed"}, "wall_ns": 1, "started_ms": 0.0,
+                "metrics": [{"name": "latency_ns", "unit": "ns", "better": "lower", "value": 190.0,
+                    "source": source, "iterations": [180.0, 190.0, 190.0, 230.0]}]}))
+            .expect("a record parses")
+        };
+        let timed: Vec<_> = (0..3).map(|i| run(i, None)).collect();
+        let s = &super::summarize_runs(&timed)[0].metrics[0].stats;
+        assert!(!s.exact, "{s:?}");
+        let ci = s.ci.as_ref().expect("an interval");
+        assert_eq!((ci.low, ci.high), (180.0, 200.0));
+        let counted: Vec<_> = (0..3).map(|i| run(i, Some("valgrind-callgrind 3.19"))).collect();
+        assert!(super::summarize_runs(&counted)[0].metrics[0].stats.exact);
+    }
 }
