@@ -181,7 +181,7 @@ fn a_cleaner_search_stopped_at_its_cap_says_at_least_and_why() {
 fn a_family_victim_needs_few_runs_alone_because_its_polluters_explain_every_run() {
     let found = detect(installers(8, 20, false, 4), 4);
     assert!(found.entries.iter().filter(|e| e.verdict == OrderVerdict::Victim).count() == 8);
-    // One run alone each, BEFORE_LOCALIZATION (3) for each victim, then one more: its 7 pair runs
+    // One run alone each, BEFORE_LOCALIZATION (4) for each victim and none after: its 7 pair runs
     // all failed and every run of it is explained, and a scenario failing at one rate shows 4
     // passes alone and 7 failing pairs with probability at most 0.07% (3 alone: 0.22%, above
     // FLAKY_ALPHA). The old rule gave each victim 10 runs alone (72 extra).

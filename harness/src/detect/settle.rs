@@ -26,8 +26,12 @@ const ROUNDS: usize = 3;
 /// Phase name of the extra isolated runs.
 pub const PHASE_EXTRA: &str = "extra_isolated";
 /// Runs alone a victim or brittle candidate gets before localization: a flaky scenario failing
-/// half its runs is caught by them with probability 7/8, before localization spends on it.
-pub const BEFORE_LOCALIZATION: usize = 3;
+/// half its runs is caught by them with probability 15/16, before localization spends on it.
+/// Four, because a family victim confirmed by its pairs then needs none after localization
+/// (four passes alone and seven failing pairs: 0.07%, under FLAKY_ALPHA): runs alone after
+/// localization form a round of their own with little beside them, and cost more time than
+/// the same runs among the first (2026-12-06, docs/detect-scale.md).
+pub const BEFORE_LOCALIZATION: usize = 4;
 /// Bound on the chance that a scenario failing at one rate whatever the order shows a
 /// candidate's evidence ([`flaky_bound`]): the chance that a 50% flaky scenario shows one outcome
 /// in [`CANDIDATE_ISOLATED`] runs alone (2 x 0.5^10).
