@@ -79,35 +79,7 @@ freezer=
 pause() {
   [ "${PAUSE_OTHERS:-0}" = 1 ] || return 0
   : >"$work/paused.pids"
-  python3 - "$$" "$work/paused.pids" <<'PY' &
-import os, signal, sys, time
-me, log = int(sys.argv[1]), sys.argv[2]
-own = os.getpid()
-def ppid(pid):
-    with open(f"/proc/{pid}/stat") as f:
-        return int(f.read().rsplit(")", 1)[1].split()[1])
-while True:
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        pid = int(name)
-        try:
-            if pid in (1, own) or ppid(pid) == 2 or b"AGREEMENT_KEEP=1" in open(f"/proc/{pid}/environ", "rb").read():
-                continue
-            p, ours = pid, False
-            while p > 1:
-                if p == me:
-                    ours = True
-                    break
-                p = ppid(p)
-            if not ours:
-                os.kill(pid, signal.SIGSTOP)
-                with open(log, "a") as f:
-                    f.write(f"{pid}\n")
-        except (OSError, ValueError, IndexError):
-            pass
-    time.sleep(1)
-PY
+  python3 "$repo/scripts/freezer.py" "$$" "$work/paused.pids" &
   freezer=$!
   sleep 2
   echo "paused $(sort -u "$work/paused.pids" | wc -l) other processes"

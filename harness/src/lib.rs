@@ -22,6 +22,7 @@ pub mod events;
 pub mod execute;
 pub mod explain;
 pub(crate) mod fingerprint;
+mod fnv;
 pub(crate) mod gpu_clocks;
 #[cfg(feature = "history")]
 pub(crate) mod history;

@@ -9,12 +9,14 @@
 #[path = "common/interpose.rs"]
 #[allow(dead_code)]
 mod common;
+#[path = "common/valgrind.rs"]
+mod valgrind;
 
 use std::path::Path;
 use std::process::{Command, Output};
 
 use harness::model::{CompareEntry, CompareVerdict, PerCall, ResultsFile};
-use libtest_mimic::{Arguments, Completion, Failed, Trial};
+use libtest_mimic::{Arguments, Trial};
 
 const FIXTURE: &str = env!("CARGO_BIN_EXE_fixture_allocs");
 
@@ -324,24 +326,9 @@ fn a_double_free_the_allocator_catches_is_the_scenarios_crash() {
     }
 }
 
-const REQUIRE_VAR: &str = "HARNESS_REQUIRE_VALGRIND";
-
 /// A trial that needs valgrind: ignored without it, unless CI requires it (as in counters.rs).
 fn with_valgrind(name: &'static str, test: fn()) -> Trial {
-    Trial::ignorable_test(name, move || {
-        if Command::new("valgrind").arg("--version").output().is_ok_and(|o| o.status.success()) {
-            test();
-            Ok(Completion::Completed)
-        } else if std::env::var_os(REQUIRE_VAR).is_some_and(|v| v == "1") {
-            Err(Failed::from(format!(
-                "{REQUIRE_VAR}=1 but valgrind is not installed (apt-get install valgrind)"
-            )))
-        } else {
-            Ok(Completion::ignored_with(format!(
-                "valgrind not installed; apt-get install valgrind, {REQUIRE_VAR}=1 makes this a failure"
-            )))
-        }
-    })
+    valgrind::trial(name, test)
 }
 
 fn main() -> std::process::ExitCode {

@@ -19,11 +19,12 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use libtest_mimic::{Arguments, Completion, Failed, Trial};
+use libtest_mimic::{Arguments, Trial};
 use serde_json::Value;
 
 const HARNESS: &str = env!("CARGO_BIN_EXE_harness");
-const REQUIRE_VAR: &str = "HARNESS_REQUIRE_VALGRIND";
+#[path = "common/valgrind.rs"]
+mod valgrind;
 
 fn work() -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("bisect-fixture")
@@ -434,21 +435,7 @@ fn allocs_name_the_commit_that_allocates_once_more(ids: &[String], with_counters
 
 /// A trial that needs valgrind: ignored without it, unless CI requires it.
 fn with_valgrind(name: &'static str, ids: std::sync::Arc<Vec<String>>, f: fn(&[String])) -> Trial {
-    Trial::ignorable_test(name, move || {
-        let installed = Command::new("valgrind").arg("--version").output().is_ok_and(|o| o.status.success());
-        if installed {
-            f(&ids);
-            Ok(Completion::Completed)
-        } else if std::env::var_os(REQUIRE_VAR).is_some_and(|v| v == "1") {
-            Err(Failed::from(format!(
-                "{REQUIRE_VAR}=1 but valgrind is not installed (apt-get install valgrind)"
-            )))
-        } else {
-            Ok(Completion::ignored_with(format!(
-                "valgrind not installed; apt-get install valgrind, {REQUIRE_VAR}=1 makes this a failure"
-            )))
-        }
-    })
+    valgrind::trial(name, move || f(&ids))
 }
 
 fn main() -> std::process::ExitCode {

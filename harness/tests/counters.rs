@@ -13,28 +13,12 @@ use harness::model::{CompareEntry, CompareVerdict, ExplainStatus, MetricSummary,
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 
 const FIXTURE: &str = env!("CARGO_BIN_EXE_fixture_counters");
-const REQUIRE_VAR: &str = "HARNESS_REQUIRE_VALGRIND";
-
-fn valgrind_installed() -> bool {
-    Command::new("valgrind").arg("--version").output().is_ok_and(|o| o.status.success())
-}
+#[path = "common/valgrind.rs"]
+mod valgrind;
 
 /// A trial that needs valgrind: ignored without it, unless CI requires it.
 fn with_valgrind(name: &'static str, test: fn()) -> Trial {
-    Trial::ignorable_test(name, move || {
-        if valgrind_installed() {
-            test();
-            Ok(Completion::Completed)
-        } else if std::env::var_os(REQUIRE_VAR).is_some_and(|v| v == "1") {
-            Err(Failed::from(format!(
-                "{REQUIRE_VAR}=1 but valgrind is not installed (apt-get install valgrind)"
-            )))
-        } else {
-            Ok(Completion::ignored_with(format!(
-                "valgrind not installed; apt-get install valgrind, {REQUIRE_VAR}=1 makes this a failure"
-            )))
-        }
-    })
+    valgrind::trial(name, test)
 }
 
 fn fixture(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {

@@ -43,7 +43,7 @@ pub fn recorder() -> Result<PathBuf, String> {
     if !meta.is_dir() || meta.uid() != uid || meta.mode() & 0o022 != 0 {
         return Err(fail("refused", &"not a directory of this user's that only it can write"));
     }
-    let path = dir.join(format!("recorder-{:016x}.so", fnv1a(RECORDER)));
+    let path = dir.join(format!("recorder-{:016x}.so", crate::fnv::fnv1a(RECORDER)));
     if std::fs::read(&path).is_ok_and(|b| b == RECORDER) {
         return Ok(path);
     }
@@ -54,12 +54,6 @@ pub fn recorder() -> Result<PathBuf, String> {
         .and_then(|()| std::fs::rename(&tmp, &path))
         .map_err(|e| fail("writing the recorder", &e))?;
     Ok(path)
-}
-
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-    })
 }
 
 #[cfg(test)]

@@ -183,8 +183,7 @@ fn locked<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 /// FNV-1a of a name: each scenario's own libtest seeds.
 fn name_hash(name: &str) -> u64 {
-    name.bytes()
-        .fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+    crate::fnv::fnv1a(name.as_bytes())
 }
 
 /// An entry the budget left undecided: what was seen, and the runs that would decide it.

@@ -36,8 +36,7 @@ pub(crate) fn settle(layout: u64) {
 /// A process's layout from its run id (FNV-1a): different processes, different offsets; the
 /// same plan, the same ones.
 pub(crate) fn layout_of(id: &str) -> u64 {
-    id.bytes()
-        .fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3))
+    crate::fnv::fnv1a(id.as_bytes())
 }
 
 #[cfg(test)]
