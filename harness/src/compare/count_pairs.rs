@@ -55,22 +55,7 @@ const EXACT_AFTER: usize = 2;
 /// The indices in `selected` of the scenarios whose every counter metric took one value in all
 /// counting processes of each side (the sides may differ): exact, so more processes add nothing.
 fn exact_scenarios(runs: &BTreeMap<String, ScenarioRuns>, selected: &[Listed], by: &str) -> Vec<usize> {
-    let constant = |v: &[RunRecord]| {
-        let mut seen: BTreeMap<&str, f64> = BTreeMap::new();
-        let mut any = false;
-        for r in counted(v, by) {
-            if r.outcome.is_failure() {
-                return false;
-            }
-            for m in r.metrics.iter().filter(|m| m.source.is_some()) {
-                any = true;
-                if *seen.entry(m.name.as_str()).or_insert(m.value) != m.value {
-                    return false;
-                }
-            }
-        }
-        any
-    };
+    let constant = |v: &[RunRecord]| crate::counters::counted_alike(counted(v, by));
     selected
         .iter()
         .enumerate()

@@ -26,3 +26,23 @@ mod source;
 pub(crate) use counting::{CountRequest, Counting};
 pub(crate) use source::valgrind_args;
 pub use source::{CounterMode, CounterSettings, CounterSource, VALGRIND_TIMEOUT_FACTOR};
+
+/// Whether counting processes counted alike: none failed, every counter metric took one value
+/// in all of them, and there was one. Such counts are exact: more processes would repeat them
+/// (`run` stops at two, `compare` after two pairs).
+pub(crate) fn counted_alike<'a>(runs: impl IntoIterator<Item = &'a crate::model::RunRecord>) -> bool {
+    let mut seen: std::collections::BTreeMap<&str, f64> = std::collections::BTreeMap::new();
+    let mut any = false;
+    for r in runs {
+        if r.outcome.is_failure() {
+            return false;
+        }
+        for m in r.metrics.iter().filter(|m| m.source.is_some()) {
+            any = true;
+            if *seen.entry(m.name.as_str()).or_insert(m.value) != m.value {
+                return false;
+            }
+        }
+    }
+    any
+}

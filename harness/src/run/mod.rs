@@ -212,7 +212,7 @@ fn more_counting(
         let counting: Vec<&&RunRecord> = mine.iter().filter(|r| r.counted_by.is_some() && r.counted_by == by).collect();
         // A skipped count (a routine that times itself) is skipped in every process.
         let skipped = counting.iter().any(|r| matches!(r.outcome, crate::model::Outcome::Skipped { .. }));
-        if counting.len() >= want || skipped || exact(&counting) {
+        if counting.len() >= want || skipped || (counting.len() >= 2 && crate::counters::counted_alike(counting.iter().map(|r| **r))) {
             continue;
         }
         let first = mine.iter().map(|r| r.repetition + 1).max().unwrap_or(0);
@@ -227,20 +227,6 @@ fn more_counting(
         }));
     }
     jobs
-}
-
-/// At least two counting processes, all passed, and each counted metric took one value in all.
-fn exact(counting: &[&&RunRecord]) -> bool {
-    let Some(first) = counting.first() else {
-        return false;
-    };
-    counting.len() >= 2
-        && counting.iter().all(|r| r.outcome == crate::model::Outcome::Passed)
-        && !first.metrics.is_empty()
-        && first
-            .metrics
-            .iter()
-            .all(|m| counting.iter().all(|r| r.metric(&m.name).is_some_and(|x| x.value == m.value)))
 }
 
 fn more_runs(
