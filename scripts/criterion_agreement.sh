@@ -79,6 +79,9 @@ freezer=
 pause() {
   [ "${PAUSE_OTHERS:-0}" = 1 ] || return 0
   : >"$work/paused.pids"
+  # One freezer at a time (scripts/quiet.sh takes the same lock): two would stop each other.
+  exec 9>"${TMPDIR:-/tmp}/harness-freezer.lock"
+  flock 9
   python3 "$repo/scripts/freezer.py" "$$" "$work/paused.pids" &
   freezer=$!
   sleep 2

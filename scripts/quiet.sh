@@ -6,6 +6,10 @@
 # AGREEMENT_KEEP=1 in their environment (a shell watching the run).
 # Usage: scripts/quiet.sh COMMAND [ARGS...]
 set -euo pipefail
+# One freezer at a time: two would stop each other. The lock is taken before freezing, so a
+# second caller waits (stopped by the first freezer meanwhile) and starts after it.
+exec 9>"${TMPDIR:-/tmp}/harness-freezer.lock"
+flock 9
 log=$(mktemp)
 python3 "$(dirname "$0")/freezer.py" "$$" "$log" &
 freezer=$!
