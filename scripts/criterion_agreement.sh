@@ -92,6 +92,7 @@ resume() {
   kill "$freezer" 2>/dev/null || true
   freezer=
   sort -u "$work/paused.pids" | xargs -r kill -CONT 2>/dev/null || true
+  exec 9>&-
 }
 trap resume EXIT
 
