@@ -48,6 +48,13 @@ pub const UNSTABLE_SPIKE_SHARE: f64 = 0.2;
 /// processes with 5% noise it never fires, with 15% in under 2% of rows (summary_tests.rs).
 pub const UNSTABLE_SPREAD: f64 = 1.5;
 
+/// "Unstable" when the 95% interval reaches beyond this factor of the value on either side (four
+/// processes or more, positive values): a number known no better than [0.8, 1.25] of itself
+/// cannot be said to agree with another within that band (the criterion drop-in's promise), nor
+/// to have moved by less. Between 5 processes with 5% noise it never fires, with 10% in about
+/// 1.2% of rows, with 30% in about 84% (P(chi2_4 > 4 (ln 1.25 / 1.24 sigma)^2); summary_tests.rs).
+pub const UNSTABLE_WIDTH: f64 = 1.25;
+
 /// Everything the reports say about one scenario x metric.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
@@ -146,6 +153,11 @@ pub fn summarize(per_process: &[f64], within: Option<&[Vec<f64>]>, positive: boo
         reasons.push(format!("{severe} of {n} processes are severe outliers"));
     }
     reasons.extend(geometric.then(|| spread_reason(per_process)).flatten());
+    reasons.extend(
+        ci.as_ref()
+            .filter(|_| geometric && n >= 4)
+            .and_then(|ci| width_reason(ci, center_value)),
+    );
     reasons.extend(autocorr_reason(diag_autocorr));
     reasons.extend(within.filter(|_| positive).and_then(spike_reason));
     let unstable = !reasons.is_empty();
@@ -252,6 +264,17 @@ fn spread_reason(per_process: &[f64]) -> Option<String> {
     sorted.sort_by(f64::total_cmp);
     let (q1, q3) = (quantile_sorted(&sorted, 0.25), quantile_sorted(&sorted, 0.75));
     (q3 > UNSTABLE_SPREAD * q1).then(|| format!("processes disagree: the middle half of them span {:.1}x", q3 / q1))
+}
+
+/// The interval check of [`UNSTABLE_WIDTH`], in words when it trips.
+fn width_reason(ci: &Interval, center: f64) -> Option<String> {
+    let reach = (ci.high / center).max(center / ci.low);
+    (reach > UNSTABLE_WIDTH).then(|| {
+        format!(
+            "imprecise: the 95% interval reaches {:.0}% from the value; more processes narrow it",
+            100.0 * (ci.high / center - 1.0).max(1.0 - ci.low / center)
+        )
+    })
 }
 
 fn spike_reason(within: &[Vec<f64>]) -> Option<String> {

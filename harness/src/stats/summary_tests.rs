@@ -285,3 +285,35 @@ fn processes_that_disagree_by_half_again_are_unstable_and_quiet_ones_are_not() {
     assert!(!summarize(&[0.0, 10.0, 20.0], None, false, 0.95).unwrap().unstable);
     assert!(!summarize(&[10.0, 20.0, 30.0], None, true, 0.95).unwrap().unstable);
 }
+
+/// The width rule: a row whose 95% interval reaches beyond [0.8, 1.25] of its value is flagged
+/// (unicode-segmentation's `word_bounds/grapheme/russian`, 370 us [280, 490], 1.54x criterion's
+/// and `ok` before the rule). At 5 processes it trips when the sd of ln x passes
+/// ln 1.25 / (t(0.975, 4) / sqrt 5) = 0.18: the chance is P(chi2_4 > 4 (0.18 / sigma)^2), 1.2% at
+/// sigma 0.1 and 84% at 0.3. 20 000 trials each (standard error under 0.3 points).
+#[test]
+fn an_interval_wider_than_the_agreement_band_is_unstable() {
+    let mut r = rng(26);
+    let trials = 20_000;
+    let wide = |s: Summary| s.unstable_reason.is_some_and(|r| r.contains("imprecise"));
+    let mut rate = |sigma: f64| {
+        let hits = (0..trials)
+            .filter(|_| {
+                let v: Vec<f64> = (0..5).map(|_| 300.0 * (sigma * normal(&mut r)).exp()).collect();
+                wide(summarize(&v, None, true, 0.95).unwrap())
+            })
+            .count();
+        hits as f64 / trials as f64
+    };
+    assert_eq!(rate(0.05), 0.0, "quiet rows flagged");
+    let at_10 = rate(0.10);
+    assert!((0.006..0.02).contains(&at_10), "10% noise: {at_10}");
+    let at_30 = rate(0.30);
+    assert!((0.78..0.90).contains(&at_30), "30% noise: {at_30}");
+    // The row of the issue: five processes from 280 to 490 us.
+    let s = summarize(&[280.0, 330.0, 370.0, 420.0, 490.0], None, true, 0.95).unwrap();
+    let why = s.unstable_reason.expect("a +-30% interval is flagged");
+    assert!(why.starts_with("imprecise: the 95% interval reaches"), "{why}");
+    // Three processes are not judged this way (their t quantile alone is 4.3).
+    assert!(!wide(summarize(&[280.0, 370.0, 490.0], None, true, 0.95).unwrap()));
+}

@@ -57,6 +57,28 @@ pub(super) fn batch_distortion(batched: &[f64], single: &[f64], batch: usize) ->
     })
 }
 
+/// Share of a one-call sample the clock may take before the sample is flagged.
+const CLOCK_SHARE: f64 = 0.05;
+
+/// Why one-call samples of a routine that time alone would have batched (its inputs pass the
+/// memory budget) are not its per-call time, if they are not: the clock's own cost is over
+/// [`CLOCK_SHARE`] of the median sample. Such a sample is one call's latency plus the clock,
+/// where a batch (criterion's, unbounded by memory) overlaps independent calls: on dary_heap's
+/// `pop` of 100 000 elements the drop-in read 1.3-2.1x criterion's (2026-12-06).
+pub(super) fn one_call_distortion(single: &[f64]) -> Option<String> {
+    clock_share(super::bencher::median(single), clock_cost_ns())
+}
+
+fn clock_share(sample: f64, clock: f64) -> Option<String> {
+    (clock > CLOCK_SHARE * sample).then(|| {
+        format!(
+            "timed one call a sample (a batch of its inputs would pass the {} KiB cache budget): the clock's own {clock:.0} ns is {:.0}% of the {sample:.0} ns sample, and calls that would overlap in a batch cannot",
+            BATCH_BYTES / 1024,
+            100.0 * clock / sample
+        )
+    })
+}
+
 /// The median cost of one `Instant::now()` pair, in ns.
 fn clock_cost_ns() -> f64 {
     let reads: Vec<f64> = (0..15)
@@ -107,5 +129,15 @@ mod tests {
         let why = batch_distortion(&batched, &single, 40).expect("4x is a distortion");
         assert!(why.contains("batch size") && why.contains("batches of 40"), "{why}");
         assert_eq!(batch_distortion(&[1000.0; 10], &[1010.0; 9], 40), None);
+    }
+
+    #[test]
+    fn a_one_call_sample_the_clock_weighs_on_is_named() {
+        let why = clock_share(300.0, 35.0).expect("the clock is 12% of the sample");
+        assert!(
+            why.contains("one call a sample") && why.contains("12%") && why.contains("256 KiB"),
+            "{why}"
+        );
+        assert_eq!(clock_share(1000.0, 35.0), None, "3.5% is under the share");
     }
 }

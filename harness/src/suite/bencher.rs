@@ -176,6 +176,7 @@ impl Bencher {
             drop(output);
         }
         let mut batch = (batch_size(last) as usize).min(inputs.max(1));
+        let wanted = batch;
         if batch > 1 {
             batch = batch.min(memory::inputs_within_budget::<I, R>(&mut setup, batch));
         }
@@ -207,6 +208,8 @@ impl Bencher {
                 })
                 .collect::<Vec<_>>();
             memory::batch_distortion(&per_call, &single, batch)
+        } else if wanted > 1 {
+            memory::one_call_distortion(&per_call)
         } else {
             None
         };
