@@ -8,7 +8,7 @@
 # its reason). Peak RSS and wall time of each side are in CRATE.log.
 #
 # Usage: scripts/criterion_agreement.sh [CRATE ...]   (default: bytecount unicode-segmentation dary_heap)
-# Env: WORK (default /tmp/criterion-agreement), W=0.5 M=1 (criterion's seconds), OUT (default
+# Env: WORK (default /tmp/criterion-agreement), W=0.5 M=1 (criterion's seconds), CRITERION_RUNS=3, OUT (default
 # docs/criterion-agreement-<date>); BYTECOUNT_COUNTS (bytecount's own COUNTS variable: its sizes,
 # default 0,10,100,1000,10000,100000,1000000 of its 45), DARY_SIZES (dary_heap's, default
 # 10, 1_000, 100_000 of its 7: 1 000 000 and 10 000 000 take criterion minutes an id to set up),
@@ -23,6 +23,9 @@ repo="$(cd "$(dirname "$0")/.." && pwd)"
 work="${WORK:-/tmp/criterion-agreement}"
 out="${OUT:-$repo/docs/criterion-agreement-$(date +%F)}"
 W="${W:-0.5}" M="${M:-1}"
+# Criterion runs per bench binary: one criterion process is one draw of the code's layout, so
+# the reference is the median of several, with their range beside it.
+CRITERION_RUNS="${CRITERION_RUNS:-3}"
 DARY_SIZES="${DARY_SIZES:-10, 1_000, 100_000}"
 DARY_MERGE_SIZES="${DARY_MERGE_SIZES:-2_500, 25_000, 50_000}"
 export COUNTS="${BYTECOUNT_COUNTS:-0,10,100,1000,10000,100000,1000000}"
@@ -142,15 +145,18 @@ for crate in "${crates[@]}"; do
   mapfile -t dexes <<<"${dexes_of[$crate]}"
   pause
   echo "== $crate: ${#cexes[@]} bench binaries; $host; load $(cut -d' ' -f1-3 /proc/loadavg)" | tee "$out/$crate.log"
-  rm -rf "$work/$crate/criterion-home" "$work/$crate/ours"
+  rm -rf "$work/$crate"/criterion-home* "$work/$crate/ours"
   for i in "${!cexes[@]}"; do
     name=$(basename "${cexes[$i]}" | sed 's/-[0-9a-f]*$//')
     # The drop-in's binary of the same bench target.
     dexe=$(printf '%s\n' "${dexes[@]}" | grep "/$name-" | head -1)
     start=$(date +%s)
-    (cd "$crit" && CRITERION_HOME="$work/$crate/criterion-home" /usr/bin/time -f "criterion $name peak_rss_kb %M wall_s %e" \
-      "${cexes[$i]}" --bench --noplot --warm-up-time "$W" --measurement-time "$M" >"$out/$crate-$name-criterion.txt" 2>&1) \
-      2>>"$out/$crate.log" || echo "criterion $name exited $?" | tee -a "$out/$crate.log"
+    for r in $(seq 1 "$CRITERION_RUNS"); do
+      suffix=$([ "$r" = 1 ] && echo "" || echo "-run$r")
+      (cd "$crit" && CRITERION_HOME="$work/$crate/criterion-home-$r" /usr/bin/time -f "criterion$suffix $name peak_rss_kb %M wall_s %e" \
+        "${cexes[$i]}" --bench --noplot --warm-up-time "$W" --measurement-time "$M" >"$out/$crate-$name-criterion$suffix.txt" 2>&1) \
+        2>>"$out/$crate.log" || echo "criterion $name exited $?" | tee -a "$out/$crate.log"
+    done
     mid=$(date +%s)
     (cd "$dropin" && /usr/bin/time -f "dropin $name peak_rss_kb %M wall_s %e" \
       "$dexe" --bench --out "$work/$crate/ours/$name" >"$out/$crate-$name-dropin.txt" 2>&1) \
@@ -158,7 +164,7 @@ for crate in "${crates[@]}"; do
     echo "$name: criterion $((mid - start)) s, drop-in $(($(date +%s) - mid)) s, load $(cut -d' ' -f1 /proc/loadavg)" | tee -a "$out/$crate.log"
   done
   resume
-  python3 "$repo/scripts/criterion_agreement.py" "$crate" "$work/$crate/criterion-home" "$work/$crate/ours" \
+  python3 "$repo/scripts/criterion_agreement.py" "$crate" "$work/$crate/ours" "$work/$crate"/criterion-home-* \
     >"$out/$crate.md"
   tail -3 "$out/$crate.md"
 done
