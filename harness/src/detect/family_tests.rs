@@ -181,14 +181,21 @@ fn a_cleaner_search_stopped_at_its_cap_says_at_least_and_why() {
 fn a_family_victim_needs_few_runs_alone_because_its_polluters_explain_every_run() {
     let found = detect(installers(8, 20, false, 4), 4);
     assert!(found.entries.iter().filter(|e| e.verdict == OrderVerdict::Victim).count() == 8);
-    // One run alone each, BEFORE_LOCALIZATION (4) for each victim and none after: its 7 pair runs
-    // all failed and every run of it is explained, and a scenario failing at one rate shows 4
-    // passes alone and 7 failing pairs with probability at most 0.07% (3 alone: 0.22%, above
-    // FLAKY_ALPHA). The old rule gave each victim 10 runs alone (72 extra).
-    let extra = found.run.runs.isolated - 28;
-    assert_eq!(extra, 8 * 3, "{:?}", found.run.runs);
+    // One run alone each and no more: each victim also ran first in the 7 pair runs that confirm
+    // it as a polluter of its peers, its own 7 pair runs all failed and every run of it is
+    // explained, and a scenario failing at one rate shows 8 passes with nothing before and 7
+    // failing pairs with probability at most 0.003%. Four runs alone each until 2026-12-06 (24
+    // extra), 10 before that (72).
+    assert_eq!(found.run.runs.isolated, 28, "{:?}", found.run.runs);
     for e in found.entries.iter().filter(|e| e.verdict == OrderVerdict::Victim) {
-        assert!(e.evidence.iter().any(|v| v.detail == "4 of 4 isolated runs"), "{:#?}", e.evidence);
+        assert!(e.evidence.iter().any(|v| v.detail == "1 of 1 isolated runs"), "{:#?}", e.evidence);
+        let why = e
+            .evidence
+            .iter()
+            .find(|v| v.detail.contains("first in a process"))
+            .expect("the bound is stated");
+        let first: usize = why.detail["1 runs alone and ".len()..].split(' ').next().unwrap().parse().unwrap();
+        assert!(why.detail.starts_with("1 runs alone and ") && first >= 7, "{}", why.detail);
     }
 }
 

@@ -25,13 +25,13 @@ pub const FAIL_MIN_RUNS: usize = 3;
 const ROUNDS: usize = 3;
 /// Phase name of the extra isolated runs.
 pub const PHASE_EXTRA: &str = "extra_isolated";
-/// Runs alone a victim or brittle candidate gets before localization: a flaky scenario failing
-/// half its runs is caught by them with probability 15/16, before localization spends on it.
-/// Four, because a family victim confirmed by its pairs then needs none after localization
-/// (four passes alone and seven failing pairs: 0.07%, under FLAKY_ALPHA): runs alone after
-/// localization form a round of their own with little beside them, and cost more time than
-/// the same runs among the first (2026-12-06, docs/detect-scale.md).
-pub const BEFORE_LOCALIZATION: usize = 4;
+/// Runs alone a victim or brittle candidate of a family gets before localization: its first
+/// one only. Localization's pair runs put each member first in a process of its own before
+/// every peer it pollutes ([`first_in_process`]), which says what a run alone says, so a
+/// member of the fixture's family (8 installers) ends localization with 1 run alone, 7 runs
+/// first and 7 failing pairs: 0.003% under any fixed failure rate. Extra runs alone before
+/// localization (four until 2026-12-06) cost 24 processes there and decided nothing more.
+pub const BEFORE_LOCALIZATION: usize = 1;
 /// Bound on the chance that a scenario failing at one rate whatever the order shows a
 /// candidate's evidence ([`flaky_bound`]): the chance that a 50% flaky scenario shows one outcome
 /// in [`CANDIDATE_ISOLATED`] runs alone (2 x 0.5^10).
@@ -78,17 +78,27 @@ pub(super) fn confirm_bound(runs: &GroupRuns, name: &str, culprits: &[String], c
     Some(choose(confirms, flipped) * flaky_bound(alone + confirms - flipped, flipped))
 }
 
+/// Runs in which `name` ran first in its process (a pair run confirming it as another's culprit,
+/// a shared order it opened): with one test a thread, one after another, nothing ran before it,
+/// so each is a run alone for its own outcome. A different outcome there than alone makes
+/// [`confirm_bound`] give up, as a run alone would.
+pub(super) fn first_in_process(runs: &GroupRuns, name: &str) -> usize {
+    runs.shared[name].iter().filter(|o| o.ran() && o.prefix.is_empty()).count()
+}
+
 fn choose(n: usize, k: usize) -> f64 {
     (0..k).map(|i| (n - i) as f64 / (i + 1) as f64).product()
 }
 
 /// Extra runs alone a victim or brittle candidate needs after localization found `culprits`:
-/// enough that [`confirm_bound`] is at most [`FLAKY_ALPHA`], at least [`BEFORE_LOCALIZATION`]
-/// and at most [`CANDIDATE_ISOLATED`] in all.
+/// enough that [`confirm_bound`], counting its runs first in a process as runs alone, is at
+/// most [`FLAKY_ALPHA`]; at least [`BEFORE_LOCALIZATION`] and at most [`CANDIDATE_ISOLATED`]
+/// runs alone in all.
 pub(super) fn after_localization(runs: &GroupRuns, name: &str, culprits: &[String], cleaners: &[String]) -> usize {
     let alone = runs.iso[name].iter().filter(|o| o.ran()).count();
+    let first = first_in_process(runs, name);
     let wanted = (BEFORE_LOCALIZATION..CANDIDATE_ISOLATED)
-        .find(|&k| confirm_bound(runs, name, culprits, cleaners, k).is_some_and(|b| b <= FLAKY_ALPHA))
+        .find(|&k| confirm_bound(runs, name, culprits, cleaners, k + first).is_some_and(|b| b <= FLAKY_ALPHA))
         .unwrap_or(CANDIDATE_ISOLATED);
     wanted.saturating_sub(alone)
 }

@@ -53,9 +53,15 @@ pub(super) fn after_localization(
                 refresh_alone(&mut entries[i], runs);
                 let e = &entries[i];
                 let alone = runs.iso[&name].iter().filter(|o| o.ran()).count();
-                let why = match confirm_bound(runs, &name, culprits(e), &e.cleaners, alone) {
+                let first = settle::first_in_process(runs, &name);
+                let runs_alone = if first > 0 {
+                    format!("{alone} runs alone and {first} first in a process")
+                } else {
+                    format!("{alone} runs alone")
+                };
+                let why = match confirm_bound(runs, &name, culprits(e), &e.cleaners, alone + first) {
                     Some(b) => format!(
-                        "{alone} runs alone, and its culprits explain every run of it: a scenario failing at one rate whatever the order shows this with probability at most {:.2}%",
+                        "{runs_alone}, and its culprits explain every run of it: a scenario failing at one rate whatever the order shows this with probability at most {:.4}%",
                         100.0 * b
                     ),
                     None => format!(
