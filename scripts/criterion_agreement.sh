@@ -32,6 +32,7 @@ export COUNTS="${BYTECOUNT_COUNTS:-0,10,100,1000,10000,100000,1000000}"
 crates=("$@")
 [ ${#crates[@]} -gt 0 ] || crates=(bytecount unicode-segmentation dary_heap)
 mkdir -p "$work" "$out"
+out=$(cd "$out" && pwd) # the benchmarks run from each crate's directory
 
 fetch_crate() { # NAME VERSION -> prints the registry source directory
   mkdir -p "$work/dl/src" && : > "$work/dl/src/lib.rs"
