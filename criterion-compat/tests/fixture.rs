@@ -243,7 +243,35 @@ fn cargo_bench_reports_names_rates_and_intervals() -> Result<(), Failed> {
     check(
         html.contains("hostile/&lt;script&gt;alert(1)&lt;/script&gt;") && !html.contains("<script>alert(1)"),
         || "the hostile name is not escaped in index.html".into(),
-    )
+    )?;
+    // Built without the harness's `junit` feature: the results and the report, no junit.xml.
+    check(
+        dir.path().join("results.csv").exists() && !dir.path().join("junit.xml").exists(),
+        || "a lean bench binary wrote junit.xml, or no results.csv".into(),
+    )?;
+    // A mistyped flag: clap's error names it and gives the usage line, without the CLI's
+    // "a similar argument exists" tip (clap's `suggestions`, left out of a lean build).
+    let o = cargo(
+        &[
+            "bench",
+            "-q",
+            "--offline",
+            "--profile",
+            "dev",
+            "--bench",
+            "criterion_api",
+            "--",
+            "--repeats",
+            "3",
+        ],
+        &[],
+    );
+    let out = text(&o);
+    check(
+        out.contains("exit status: 2") && out.contains("unexpected argument '--repeats'") && out.contains("Usage:"),
+        || out.clone(),
+    )?;
+    check(!out.contains("similar argument"), || out.clone())
 }
 
 /// A panicking benchmark, a parameter-only top-level id, a group function that panics while
