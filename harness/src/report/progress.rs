@@ -2,7 +2,7 @@
 //! processes done out of planned, failures so far and the time left — drawn only when stderr is
 //! a terminal (indicatif hides it otherwise: nothing of it reaches a pipe or a CI log). Without
 //! the `progress` feature (a lean suite binary) the same counts as one plain line
-//! ([`PlainBar`](super::plain_bar::PlainBar)), with no bar graphic or time left.
+//! (`plain_bar::PlainBar`), with no bar graphic or time left.
 
 use std::time::Instant;
 
