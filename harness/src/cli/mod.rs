@@ -161,6 +161,7 @@ pub(crate) fn run_command(run_args: args::RunArgs, own: Vec<Listed>, given: Opti
     let mut progress = ProgressReporter::default();
     let mut summary = SummaryReporter::new(std::io::stdout());
     let mut html = HtmlReporter::new(out.path().to_owned(), std::io::stdout());
+    #[cfg(feature = "junit")]
     let mut junit = crate::report::JunitWriter::new(out.file("junit.xml"));
     let mut reporters = Reporters::new();
     reporters
@@ -168,9 +169,11 @@ pub(crate) fn run_command(run_args: args::RunArgs, own: Vec<Listed>, given: Opti
         .push(&mut json)
         .push(&mut csv)
         .push(&mut progress)
-        .push(&mut summary)
-        .push(&mut junit)
-        .push(&mut html);
+        .push(&mut summary);
+    // Without the `junit` feature (a lean suite binary) the run writes no junit.xml.
+    #[cfg(feature = "junit")]
+    reporters.push(&mut junit);
+    reporters.push(&mut html);
     // `opts.history` is `None` in a build without the history (`from_args` refuses it).
     #[cfg(feature = "history")]
     let mut history = opts.history.map(|(db, label)| crate::history::HistoryReporter::new(db, label));

@@ -1,12 +1,24 @@
 //! The command line of a suite binary built without the `cli` feature (as harness-criterion
 //! builds benches): the CLI's, less the commands in [`CLI_ONLY`], through clap's builder API so
 //! the build needs no clap_derive. The CLI's tests hold it to the derived `Args`.
+//!
+//! Such a build has no clap help rendering either (clap's `help` feature): its `--help` and `-h`
+//! both print [`HELP`] (and `run --help` [`RUN_HELP`]), the long help clap renders for this
+//! command in a CLI build, kept beside this file and held to that rendering by a test
+//! (`HARNESS_UPDATE_HELP=1 cargo test -p harness --lib suite_args` rewrites them).
 
 use super::args::RunArgs;
 
 /// The commands only the harness CLI has (a suite binary without `cli` refuses them by name).
 #[cfg_attr(feature = "cli", allow(dead_code))]
 pub(crate) const CLI_ONLY: [&str; 7] = ["detect", "compare", "bisect", "calibrate", "history", "merge", "report"];
+
+/// `--help` of a suite binary built without clap's help rendering; `{bin}` is its file name.
+#[cfg_attr(feature = "cli", allow(dead_code))]
+pub(crate) const HELP: &str = include_str!("suite_help.txt");
+/// `run --help` of such a binary.
+#[cfg_attr(feature = "cli", allow(dead_code))]
+pub(crate) const RUN_HELP: &str = include_str!("suite_run_help.txt");
 
 /// Parsed arguments: `run`'s options, given with or without the `run` subcommand.
 #[derive(Debug)]
@@ -46,7 +58,22 @@ impl SuiteArgs {
         I: IntoIterator<Item = T>,
         T: Into<std::ffi::OsString> + Clone,
     {
+        let argv: Vec<std::ffi::OsString> = argv.into_iter().map(Into::into).collect();
+        #[cfg(feature = "cli")]
         let mut cmd = Self::command();
+        #[cfg(not(feature = "cli"))]
+        let mut cmd = {
+            // The name clap would show: the binary's file name.
+            let bin = argv
+                .first()
+                .map(std::path::Path::new)
+                .and_then(|p| p.file_name())
+                .map(|f| f.to_string_lossy().into_owned());
+            let bin = bin.unwrap_or_else(|| "harness".to_owned());
+            Self::command()
+                .override_help(HELP.replace("{bin}", &bin))
+                .mut_subcommand("run", |run| run.override_help(RUN_HELP.replace("{bin}", &bin)))
+        };
         let mut m = cmd.try_get_matches_from_mut(argv)?;
         let command = match m.remove_subcommand() {
             Some((_, mut sub)) => Some(SuiteCommand::Run(RunArgs::from_matches(&mut sub).map_err(|e| e.format(&mut cmd))?)),
@@ -118,6 +145,27 @@ mod tests {
         ] {
             let (a, b) = (Args::try_parse_from(bad).unwrap_err(), SuiteArgs::try_parse_from(bad).unwrap_err());
             assert_eq!((a.kind(), a.to_string()), (b.kind(), b.to_string()), "{bad:?}");
+        }
+    }
+
+    /// What a lean suite binary prints for `--help` (and `-h`) and `run --help` is the long help
+    /// clap renders for its command here, `{bin}` standing for the binary's name.
+    #[test]
+    fn a_lean_suite_binary_prints_the_help_clap_renders() {
+        let mut suite = SuiteArgs::command().bin_name("{bin}");
+        suite.build();
+        let run = suite.find_subcommand("run").cloned().expect("run");
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/cli");
+        for (mut cmd, file, kept) in [(suite, "suite_help.txt", HELP), (run, "suite_run_help.txt", RUN_HELP)] {
+            let long = cmd.render_long_help().to_string();
+            if std::env::var_os("HARNESS_UPDATE_HELP").is_some() {
+                std::fs::write(dir.join(file), &long).unwrap();
+            } else {
+                assert_eq!(
+                    kept, long,
+                    "{file} is stale: HARNESS_UPDATE_HELP=1 cargo test -p harness --lib suite_args"
+                );
+            }
         }
     }
 }

@@ -1,10 +1,11 @@
 //! Reporters: each output format in its own file, each a [`Reporter`](crate::events::Reporter)
 //! or a function of a [`ResultsFile`](crate::model::ResultsFile).
 //!
-//! Owns the outputs every command shares (results.jsonl/json/csv, progress, terminal, index.html)
-//! and the one atomic writer (`files`) every output file goes through; a command's own files
-//! (detect.json, compare.json, ...) are reporters in that command's module. May import `model`,
-//! `events`, `stats`; never `cli`, `run`, `detect` or `compare`.
+//! Owns the outputs every command shares (results.jsonl/json/csv, progress, terminal, index.html,
+//! and junit.xml with the `junit` feature) and the one atomic writer (`files`) every output file
+//! goes through; a command's own files (detect.json, compare.json, ...) are reporters in that
+//! command's module. May import `model`, `events`, `stats`; never `cli`, `run`, `detect` or
+//! `compare`.
 
 mod csv;
 mod files;
@@ -13,8 +14,13 @@ pub(crate) mod html;
 mod index;
 mod json;
 mod jsonl;
+#[cfg(feature = "junit")]
 mod junit;
 mod out_dir;
+// Compiled in every test build, so the CLI's tests check the lean build's progress line too.
+#[cfg(any(test, not(feature = "progress")))]
+#[cfg_attr(feature = "progress", expect(dead_code, reason = "only the tests draw a plain line here"))]
+mod plain_bar;
 mod progress;
 mod terminal;
 
@@ -30,6 +36,7 @@ pub(crate) use index::HtmlReporter;
 pub(crate) use json::JsonWriter;
 pub use json::read_results;
 pub(crate) use jsonl::JsonlWriter;
+#[cfg(feature = "junit")]
 pub(crate) use junit::JunitWriter;
 #[cfg(feature = "cli")]
 pub(crate) use junit::{results_junit, write as write_junit};

@@ -1,9 +1,14 @@
 //! `ProgressReporter`: a progress bar on stderr for `run`, `detect` and `compare` — the phase,
 //! processes done out of planned, failures so far and the time left — drawn only when stderr is
-//! a terminal (indicatif hides it otherwise: nothing of it reaches a pipe or a CI log).
+//! a terminal (indicatif hides it otherwise: nothing of it reaches a pipe or a CI log). Without
+//! the `progress` feature (a lean suite binary) the same counts as one plain line
+//! (`plain_bar::PlainBar`), with no bar graphic or time left.
 
 use std::time::Instant;
 
+#[cfg(not(feature = "progress"))]
+use super::plain_bar::{DrawTarget as ProgressDrawTarget, PlainBar as ProgressBar};
+#[cfg(feature = "progress")]
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::errors::Error;
@@ -51,6 +56,7 @@ impl ProgressReporter {
     /// A bar drawn to `target` (tests use a hidden or in-memory one).
     pub fn new(target: ProgressDrawTarget) -> Self {
         let bar = ProgressBar::with_draw_target(Some(0), target);
+        #[cfg(feature = "progress")]
         bar.set_style(
             ProgressStyle::with_template("{prefix} {elapsed_precise} [{bar:24}] {pos}/{len} processes, {eta} left {msg}")
                 .expect("valid template")

@@ -17,6 +17,8 @@ pub(crate) mod interval;
 pub(crate) mod median_ci;
 pub(crate) mod outliers;
 pub(crate) mod power;
+// Clopper-Pearson needs Beta quantiles (statrs); only detect, compare and bisect ask for them.
+#[cfg(feature = "cli")]
 pub(crate) mod proportion;
 pub(crate) mod sample;
 pub(crate) mod signed_rank;
@@ -39,6 +41,7 @@ pub use interval::Interval;
 pub use median_ci::median_interval;
 pub use outliers::{MILD_IQR, MIN_N_FOR_OUTLIERS, Outlier, SEVERE_IQR, Severity, tukey_outliers};
 pub use power::{minimal_detectable_effect, required_n_paired};
+#[cfg(feature = "cli")]
 pub use proportion::{clopper_pearson, clopper_pearson_upper, wilson};
 pub use sample::Sample;
 pub use signed_rank::{hodges_lehmann, wilcoxon_signed_rank};

@@ -4,10 +4,13 @@
 //! Data and rendering are apart: `inputs` reads the detect and compare files, `context/` builds
 //! the plain `ReportContext`, `page` lays out the page from `section/` (one file per section,
 //! matching `context/`) and `plot/`, with `markup` for the pieces sections share. Every string
-//! from a scenario or a results file passes through `escape`.
+//! from a scenario or a results file passes through `escape`. Without the `cli` feature (a suite
+//! binary, whose one command writes no detect or compare files) only the run's sections are
+//! built: `inputs` and the detect and compare sections are left out.
 
 mod context;
 mod escape;
+#[cfg(feature = "cli")]
 mod inputs;
 mod markup;
 pub(crate) mod page;
@@ -21,8 +24,8 @@ use std::path::{Path, PathBuf};
 use crate::errors::Error;
 
 /// Reads `results.json` (with `results.jsonl` for a cut-short run), `detect.json` +
-/// `detect-run.json` and `compare.json` + `compare-run.json` + `compare.md`, whichever exist
-/// in `dir`, and writes `dir/index.html`. Returns its path.
+/// `detect-run.json` and `compare.json` + `compare-run.json` + `compare.md` (with the `cli`
+/// feature), whichever exist in `dir`, and writes `dir/index.html`. Returns its path.
 ///
 /// A malformed file is an [`Error::BadResultsFile`] naming the file, line and column; a
 /// directory with none of them is [`Error::NoResults`].

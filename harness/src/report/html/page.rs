@@ -33,10 +33,12 @@ pub(crate) fn render(ctx: &ReportContext) -> String {
             nav.push(("failures", "Failures"));
         }
     }
+    #[cfg(feature = "cli")]
     if let Some(d) = &ctx.detect {
         section::detect(&mut body, d);
         nav.push(("detect", "Detect"));
     }
+    #[cfg(feature = "cli")]
     if let Some(c) = &ctx.compare {
         section::compare(&mut body, c);
         nav.push(("compare", "Compare"));

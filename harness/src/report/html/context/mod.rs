@@ -2,7 +2,9 @@
 //! from rendering so it can be tested without parsing HTML. One file per section of the page
 //! that needs more than its input (`section/` renders them).
 
+#[cfg(feature = "cli")]
 mod compare;
+#[cfg(feature = "cli")]
 mod detect;
 mod failures;
 mod overview;
@@ -12,7 +14,9 @@ mod summary;
 #[cfg(test)]
 mod test_helpers;
 
+#[cfg(feature = "cli")]
 pub(crate) use compare::CompareContext;
+#[cfg(feature = "cli")]
 pub(crate) use detect::DetectContext;
 pub(crate) use failures::FailedRun;
 pub(crate) use overview::verdict_rank;

@@ -1,9 +1,13 @@
-//! `ReportContext`: every section one report shows, read from whichever results files exist.
+//! `ReportContext`: every section one report shows, read from whichever results files exist
+//! (detect's and compare's with the `cli` feature, the only build whose commands write them).
 
 use std::path::Path;
 
+#[cfg(feature = "cli")]
 use super::super::inputs::{CompareEntry, CompareRun, DetectEntry, DetectRun, read_json, read_text};
-use super::{CompareContext, DetectContext, RunContext};
+use super::RunContext;
+#[cfg(feature = "cli")]
+use super::{CompareContext, DetectContext};
 use crate::errors::Error;
 use crate::model::HostInfo;
 
@@ -11,7 +15,9 @@ use crate::model::HostInfo;
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ReportContext {
     pub run: Option<RunContext>,
+    #[cfg(feature = "cli")]
     pub detect: Option<DetectContext>,
+    #[cfg(feature = "cli")]
     pub compare: Option<CompareContext>,
 }
 
@@ -23,6 +29,7 @@ impl ReportContext {
         } else {
             None
         };
+        #[cfg(feature = "cli")]
         let detect = match read_json::<Vec<DetectEntry>>(&dir.join("detect.json"))? {
             Some(entries) => {
                 let run = read_json::<DetectRun>(&dir.join("detect-run.json"))?.unwrap_or_default();
@@ -30,6 +37,7 @@ impl ReportContext {
             }
             None => None,
         };
+        #[cfg(feature = "cli")]
         let compare = match read_json::<Vec<CompareEntry>>(&dir.join("compare.json"))? {
             Some(entries) => Some(CompareContext {
                 run: read_json::<CompareRun>(&dir.join("compare-run.json"))?.unwrap_or_default(),
@@ -38,19 +46,30 @@ impl ReportContext {
             }),
             None => None,
         };
-        if run.is_none() && detect.is_none() && compare.is_none() {
+        #[cfg(not(feature = "cli"))]
+        let found = run.is_some();
+        #[cfg(feature = "cli")]
+        let found = run.is_some() || detect.is_some() || compare.is_some();
+        if !found {
             return Err(Error::NoResults { dir: dir.to_owned() });
         }
-        Ok(ReportContext { run, detect, compare })
+        Ok(ReportContext {
+            run,
+            #[cfg(feature = "cli")]
+            detect,
+            #[cfg(feature = "cli")]
+            compare,
+        })
     }
 
     /// The host of whichever section has one.
     pub(crate) fn host(&self) -> Option<&HostInfo> {
-        self.run
-            .as_ref()
-            .map(|r| &r.meta.host)
+        let run = self.run.as_ref().map(|r| &r.meta.host);
+        #[cfg(feature = "cli")]
+        let run = run
             .or_else(|| self.detect.as_ref().and_then(|d| d.run.host.as_ref()))
-            .or_else(|| self.compare.as_ref().and_then(|c| c.run.host.as_ref()))
+            .or_else(|| self.compare.as_ref().and_then(|c| c.run.host.as_ref()));
+        run
     }
 }
 

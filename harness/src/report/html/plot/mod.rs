@@ -5,7 +5,9 @@
 //! font files are read: the SVG names a font family and the browser picks the font.
 
 mod distribution;
+#[cfg(feature = "cli")]
 mod forest;
+#[cfg(feature = "cli")]
 mod matrix;
 #[cfg(feature = "cli")]
 mod range;
@@ -14,7 +16,9 @@ mod sequence;
 mod trend;
 
 pub(crate) use distribution::distribution;
+#[cfg(feature = "cli")]
 pub(crate) use forest::forest;
+#[cfg(feature = "cli")]
 pub(crate) use matrix::{MAX_SIDE as MATRIX_MAX_SIDE, matrix};
 #[cfg(feature = "cli")]
 pub(crate) use range::commit_range;
@@ -32,6 +36,7 @@ pub(crate) const INK: RGBColor = RGBColor(0x33, 0x3a, 0x44);
 pub(crate) const BLUE: RGBColor = RGBColor(0x2b, 0x6c, 0xb0);
 pub(crate) const RED: RGBColor = RGBColor(0xc5, 0x30, 0x30);
 pub(crate) const ORANGE: RGBColor = RGBColor(0xdd, 0x6b, 0x20);
+#[cfg(feature = "cli")]
 pub(crate) const GREEN: RGBColor = RGBColor(0x2f, 0x85, 0x5a);
 pub(crate) const GREY: RGBColor = RGBColor(0x8a, 0x94, 0xa3);
 pub(crate) const FONT: &str = "sans-serif";
@@ -146,6 +151,7 @@ pub(crate) fn tick(v: f64) -> String {
 }
 
 /// Truncates a label to `max` characters with an ellipsis (the full name is in the tables).
+#[cfg(feature = "cli")]
 pub(crate) fn short_label(s: &str, max: usize) -> String {
     if s.chars().count() <= max {
         return s.to_owned();

@@ -1,8 +1,11 @@
 //! The report's sections, one file each, in page order: each renders one part of a
 //! `ReportContext` into HTML. Every string from a scenario or a results file passes through
-//! `escape`; nothing here reads files or computes statistics.
+//! `escape`; nothing here reads files or computes statistics. The detect and compare sections
+//! come with the `cli` feature (only those commands write their files).
 
+#[cfg(feature = "cli")]
 mod compare;
+#[cfg(feature = "cli")]
 mod detect;
 mod failures;
 mod gpu;
@@ -12,7 +15,9 @@ mod measurements;
 mod overview;
 mod summary;
 
+#[cfg(feature = "cli")]
 pub(crate) use compare::compare;
+#[cfg(feature = "cli")]
 pub(crate) use detect::detect;
 pub(crate) use failures::failures;
 pub(crate) use gpu::gpu_notes;
