@@ -51,8 +51,9 @@ pub const UNSTABLE_SPREAD: f64 = 1.5;
 /// "Unstable" when the 95% interval reaches beyond this factor of the value on either side (four
 /// processes or more, positive values): a number known no better than [0.8, 1.25] of itself
 /// cannot be said to agree with another within that band (the criterion drop-in's promise), nor
-/// to have moved by less. Between 5 processes with 5% noise it never fires, with 10% in about
-/// 1.2% of rows, with 30% in about 84% (P(chi2_4 > 4 (ln 1.25 / 1.24 sigma)^2); summary_tests.rs).
+/// to have moved by less. Between 5 processes it fires with probability
+/// P(chi2_4 > 4 (ln 1.25 / 1.24 sigma)^2): 1.2% at 10% noise, 84% at 30%, never seen at 5%
+/// (summary_tests.rs).
 pub const UNSTABLE_WIDTH: f64 = 1.25;
 
 /// Everything the reports say about one scenario x metric.
