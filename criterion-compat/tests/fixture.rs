@@ -45,6 +45,12 @@ fn fixture() -> PathBuf {
 }
 
 /// `cargo ARGS` in the fixture, as its user would type it there.
+/// `cargo bench` of the `criterion_api` bench, dev profile, with `flags` after `--`.
+fn bench_api(flags: &[&str]) -> Output {
+    let args = ["bench", "-q", "--offline", "--profile", "dev", "--bench", "criterion_api", "--"];
+    cargo(&[&args[..], flags].concat(), &[])
+}
+
 fn cargo(args: &[&str], envs: &[(&str, &str)]) -> Output {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut cmd = Command::new(cargo);
@@ -134,20 +140,7 @@ fn cargo_test_runs_each_benchmark_once() -> Result<(), Failed> {
 /// the declared throughput as a rate that agrees with the latency.
 fn cargo_bench_reports_names_rates_and_intervals() -> Result<(), Failed> {
     // criterion 0.5's listing: `NAME: benchmark` on stdout, one line each; the count on stderr.
-    let o = cargo(
-        &[
-            "bench",
-            "-q",
-            "--offline",
-            "--profile",
-            "dev",
-            "--bench",
-            "criterion_api",
-            "--",
-            "--list",
-        ],
-        &[],
-    );
+    let o = bench_api(&["--list"]);
     let stdout = String::from_utf8_lossy(&o.stdout);
     let listed: Vec<&str> = stdout.lines().filter_map(|l| l.strip_suffix(": benchmark")).collect();
     check(
@@ -159,21 +152,7 @@ fn cargo_bench_reports_names_rates_and_intervals() -> Result<(), Failed> {
         || text(&o),
     )?;
     // A criterion flag without an equivalent: refused naming it and ours, exit 2, nothing run.
-    let o = cargo(
-        &[
-            "bench",
-            "-q",
-            "--offline",
-            "--profile",
-            "dev",
-            "--bench",
-            "criterion_api",
-            "--",
-            "--save-baseline",
-            "main",
-        ],
-        &[],
-    );
+    let o = bench_api(&["--save-baseline", "main"]);
     let out = text(&o);
     check(
         out.contains("exit status: 2") && out.contains("--save-baseline") && out.contains("--history FILE"),
@@ -182,21 +161,7 @@ fn cargo_bench_reports_names_rates_and_intervals() -> Result<(), Failed> {
     check(!out.contains("similar argument") && !out.contains("suite-bin"), || out.clone())?;
     // Built without the harness's `history` feature: --history is refused before anything runs,
     // naming the feature and the CLI that has it.
-    let o = cargo(
-        &[
-            "bench",
-            "-q",
-            "--offline",
-            "--profile",
-            "dev",
-            "--bench",
-            "criterion_api",
-            "--",
-            "--history",
-            "h.db",
-        ],
-        &[],
-    );
+    let o = bench_api(&["--history", "h.db"]);
     let out = text(&o);
     check(
         out.contains("exit status: 2") && out.contains("feature `history`") && out.contains("harness run --suite-bin"),
@@ -251,21 +216,7 @@ fn cargo_bench_reports_names_rates_and_intervals() -> Result<(), Failed> {
     )?;
     // A mistyped flag: clap's error names it and gives the usage line, without the CLI's
     // "a similar argument exists" tip (clap's `suggestions`, left out of a lean build).
-    let o = cargo(
-        &[
-            "bench",
-            "-q",
-            "--offline",
-            "--profile",
-            "dev",
-            "--bench",
-            "criterion_api",
-            "--",
-            "--repeats",
-            "3",
-        ],
-        &[],
-    );
+    let o = bench_api(&["--repeats", "3"]);
     let out = text(&o);
     check(
         out.contains("exit status: 2") && out.contains("unexpected argument '--repeats'") && out.contains("Usage:"),
@@ -274,20 +225,7 @@ fn cargo_bench_reports_names_rates_and_intervals() -> Result<(), Failed> {
     check(!out.contains("similar argument"), || out.clone())?;
     // Built without clap's help rendering: `--help` prints the kept text (the CLI's rendering,
     // held to it by harness's tests) under the binary's own name.
-    let o = cargo(
-        &[
-            "bench",
-            "-q",
-            "--offline",
-            "--profile",
-            "dev",
-            "--bench",
-            "criterion_api",
-            "--",
-            "--help",
-        ],
-        &[],
-    );
+    let o = bench_api(&["--help"]);
     let stdout = String::from_utf8_lossy(&o.stdout);
     check(
         o.status.success()
