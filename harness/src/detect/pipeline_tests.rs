@@ -185,6 +185,26 @@ fn localization_is_logarithmic_in_the_prefix() {
 }
 
 #[test]
+fn a_victims_evidence_keeps_the_tail_of_a_long_order() {
+    // 127 scenarios before the victim in the original order: its evidence keeps the last
+    // ORDER_TAIL names of each run and counts the rest, and the schedule keeps the whole order.
+    let mut sc: Vec<SimScenario> = (0..127).map(|i| SimScenario::new(format!("t{i:03}"))).collect();
+    sc[5] = SimScenario::new("t005").sets("x");
+    sc.push(SimScenario::new("t200_victim").fails_if("x"));
+    let target = SimTarget::new(sc, true, 1);
+    let r = run(&target, 4, 0);
+    assert_eq!(r.schedules[0].order.len(), 128);
+    let v = r.entries.iter().find(|e| e.name == "t200_victim").unwrap();
+    assert_eq!(v.polluters, vec!["t005"]);
+    let original = v.evidence.iter().find(|e| e.kind == crate::model::EvidenceKind::Order).unwrap();
+    assert_eq!(original.order.len(), crate::model::Evidence::ORDER_TAIL);
+    assert_eq!(original.order_skipped + original.order.len(), 128);
+    assert_eq!(original.order.last().map(String::as_str), Some("t200_victim"));
+    assert!(v.evidence.iter().all(|e| e.order.len() <= crate::model::Evidence::ORDER_TAIL));
+    assert!(v.evidence.iter().any(|e| e.order_skipped > 0));
+}
+
+#[test]
 fn flaky_scenarios_are_rarely_called_order_dependent() {
     // A 50% flaky scenario among polluters: over 40 seeds it must be `flaky` at least 38 times
     // (misreading needs 10 isolated runs alike, p = 0.002, and then two confirming pairs).

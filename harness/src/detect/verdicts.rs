@@ -302,9 +302,12 @@ fn reproduce(
     localized.runs += 1;
     let again = obs.iter().find(|o| o.name == name);
     let ok = again.is_some_and(effect);
+    let executed: Vec<String> = obs.iter().filter(|o| o.ran()).map(|o| o.name.clone()).collect();
+    let (order, order_skipped) = Evidence::order_tail(&executed);
     localized.evidence.push(Evidence {
         kind: EvidenceKind::Localize,
-        order: obs.iter().filter(|o| o.ran()).map(|o| o.name.clone()).collect(),
+        order,
+        order_skipped,
         seed,
         outcome: again.map_or("not_run".into(), |o| o.outcome.status().as_str().into()),
         detail: format!(
@@ -337,6 +340,7 @@ fn evidence(
             ev.push(Evidence {
                 kind: EvidenceKind::Order,
                 order: vec![],
+                order_skipped: 0,
                 seed: None,
                 outcome: status.to_owned(),
                 detail: format!(
@@ -348,9 +352,11 @@ fn evidence(
         }
     } else {
         for o in shared {
+            let (order, order_skipped) = Evidence::order_tail(&o.order());
             ev.push(Evidence {
                 kind: o.kind,
-                order: o.order(),
+                order,
+                order_skipped,
                 seed: o.seed,
                 outcome: o.outcome.status().as_str().to_owned(),
                 detail: format!("shared run, after {} others", o.prefix.len()),
@@ -363,6 +369,7 @@ fn evidence(
         ev.push(Evidence {
             kind: EvidenceKind::Localize,
             order: vec![],
+            order_skipped: 0,
             seed: None,
             outcome: String::new(),
             detail: match note {
@@ -386,6 +393,7 @@ fn isolated_evidence(name: &str, iso: &[Observation]) -> Vec<Evidence> {
         .map(|(status, k)| Evidence {
             kind: EvidenceKind::Isolated,
             order: vec![name.to_owned()],
+            order_skipped: 0,
             seed: None,
             outcome: (*status).to_owned(),
             detail: format!("{k} of {} isolated runs", iso.len()),
@@ -401,6 +409,7 @@ fn flaky_rate_evidence(name: &str, iso: &[Observation], shared: &[Observation]) 
     Evidence {
         kind: EvidenceKind::Isolated,
         order: vec![name.to_owned()],
+        order_skipped: 0,
         seed: None,
         outcome: "failed".into(),
         detail: format!(

@@ -78,8 +78,14 @@ pub enum EvidenceKind {
 pub struct Evidence {
     /// What kind of run.
     pub kind: EvidenceKind,
-    /// The order the process actually ran, up to and including this scenario.
+    /// The order the process actually ran, up to and including this scenario: its last
+    /// [`Evidence::ORDER_TAIL`] names, `order_skipped` more before them.
     pub order: Vec<String>,
+    /// How many names ran before the first one `order` lists. A shared run's whole order is in
+    /// `detect-run.json`'s `schedules` (same `kind` and `seed`); without this cap, a victim among
+    /// 10 000 tests carried 10 000 names per shared run, and detect.json grew with victims x tests.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub order_skipped: usize,
     /// The shuffle seed, if the order came from one.
     pub seed: Option<u64>,
     /// This scenario's outcome (`passed`, `failed`, `crashed`, ...).
@@ -90,6 +96,18 @@ pub struct Evidence {
     /// the test, signal, exit code), and the tail of the process's stderr after a crash.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
+}
+
+impl Evidence {
+    /// Names of an order that evidence keeps: enough for the culprits a person reads (a
+    /// bisection's flipping prefix ends in them), bounded whatever the binary's size.
+    pub const ORDER_TAIL: usize = 64;
+
+    /// `order`'s last [`Self::ORDER_TAIL`] names and how many were left out before them.
+    pub fn order_tail(order: &[String]) -> (Vec<String>, usize) {
+        let skipped = order.len().saturating_sub(Self::ORDER_TAIL);
+        (order[skipped..].to_vec(), skipped)
+    }
 }
 
 /// A measured value that differs in-suite from its isolated distribution.

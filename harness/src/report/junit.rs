@@ -224,7 +224,17 @@ fn entry_text(e: &DetectEntry) -> String {
 
 fn evidence_line(ev: &Evidence) -> String {
     let seed = ev.seed.map(|s| format!(" (seed {s})")).unwrap_or_default();
-    format!("{:?} run [{}]{seed}: {} - {}", ev.kind, ev.order.join(", "), ev.outcome, ev.detail)
+    let earlier = match ev.order_skipped {
+        0 => String::new(),
+        n => format!("({n} earlier), "),
+    };
+    format!(
+        "{:?} run [{earlier}{}]{seed}: {} - {}",
+        ev.kind,
+        ev.order.join(", "),
+        ev.outcome,
+        ev.detail
+    )
 }
 
 fn rerun_of_run(r: &RunRecord) -> TestRerun {

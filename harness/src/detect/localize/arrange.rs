@@ -116,9 +116,11 @@ impl Localizer<'_, '_, '_> {
                 }
                 None => vec![],
             };
+            let (order, order_skipped) = Evidence::order_tail(&executed);
             evidence.push(Evidence {
                 kind: EvidenceKind::Localize,
-                order: executed,
+                order,
+                order_skipped,
                 seed,
                 outcome: tgt
                     .as_ref()

@@ -97,6 +97,7 @@ fn note(detail: String) -> Evidence {
     Evidence {
         kind: EvidenceKind::Localize,
         order: vec![],
+        order_skipped: 0,
         seed: None,
         outcome: String::new(),
         detail,

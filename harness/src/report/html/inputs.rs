@@ -74,6 +74,9 @@ pub(crate) struct Evidence {
     pub kind: String,
     #[serde(default)]
     pub order: Vec<String>,
+    /// Names that ran before `order`'s first (detect.json keeps an order's tail).
+    #[serde(default)]
+    pub order_skipped: usize,
     #[serde(default)]
     pub seed: Option<u64>,
     #[serde(default)]

@@ -189,7 +189,7 @@ fn evidence(x: &DetectEntry) -> String {
             e(&ev.kind),
             ev.seed.map_or(String::new(), |s| format!(" (seed {s})")),
             e(&ev.outcome),
-            e(&ev.order.join(" → ")),
+            e(&skipped_then(ev.order_skipped, &ev.order, " → ")),
             if ev.detail.is_empty() {
                 String::new()
             } else {
@@ -258,5 +258,13 @@ mod tests {
         row(&mut out, &x);
         assert!(out.contains("with the user's RUST_BACKTRACE"), "{out}");
         assert!(out.contains("panicked at &lt;src/lib.rs&gt;\nstack backtrace:"), "{out}");
+    }
+}
+
+/// `order` joined, after a count of the names detect.json left out before it.
+fn skipped_then(skipped: usize, order: &[String], sep: &str) -> String {
+    match skipped {
+        0 => order.join(sep),
+        n => format!("({n} earlier){sep}{}", order.join(sep)),
     }
 }
