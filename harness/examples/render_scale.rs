@@ -78,6 +78,7 @@ fn main() {
             iterations: 20,
             warmup: 3,
             target_ci: None,
+            min_time_s: None,
             test_threads: 1,
             started_at: "2025-01-01T00:00:00Z".into(),
             finished_at: "2025-01-01T01:00:00Z".into(),

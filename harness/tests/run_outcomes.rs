@@ -250,12 +250,13 @@ fn kill_9_mid_run_leaves_every_finished_run_parseable() {
 #[test]
 fn bad_input_gets_an_error_naming_it() {
     let dir = tempfile::tempdir().unwrap();
-    let cases: [(&[&str], &str); 5] = [
+    let cases: [(&[&str], &str); 6] = [
         (&["--no-such-flag"], "--no-such-flag"),
         (&["--repeat", "0"], "'--repeat'"),
         (&["--iterations", "many"], "'--iterations'"),
         (&["--target-ci", "200"], "'--target-ci'"),
         (&["--seed", "x1"], "'--seed'"),
+        (&["--min-time", "5", "--partition", "1/2"], "--min-time 5"),
     ];
     for (args, needle) in cases {
         let out = Command::new(FIXTURE)
@@ -330,6 +331,37 @@ fn target_ci_adds_runs_only_where_the_interval_is_too_wide() {
     // +-50% uniform noise cannot reach a 5% half-width in 12 runs: it gets the cap.
     assert_eq!(n("adaptive/noisy"), 12, "half-width {width}");
     assert!(width > 0.05);
+}
+
+/// `--min-time`: each measurement gets rounds of more processes until the run has lasted it,
+/// capped by `--max-repeat`, and the rounds interleave the measurements.
+#[test]
+fn min_time_spreads_each_measurements_processes_over_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["adaptive/", "--repeat", "2", "--min-time", "1", "--max-repeat", "9", "--seed", "5"];
+    let out = run_fixture(dir.path(), &args, &[]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let r = results(dir.path());
+    assert_eq!(r.meta.min_time_s, Some(1.0));
+    let indices = |name: &str| {
+        r.runs
+            .iter()
+            .filter(|x| x.scenario == name)
+            .map(|x| x.run_index)
+            .collect::<Vec<_>>()
+    };
+    let (tight, noisy) = (indices("adaptive/tight"), indices("adaptive/noisy"));
+    // Two of these processes take well under a second: the cap decides.
+    assert_eq!((tight.len(), noisy.len()), (9, 9));
+    let span = |v: &[usize]| (*v.iter().min().unwrap(), *v.iter().max().unwrap());
+    let ((t0, t1), (n0, n1)) = (span(&tight), span(&noisy));
+    assert!(t0 < n1 && n0 < t1, "the measurements' processes interleave: {tight:?} {noisy:?}");
+    // Without it, outside `cargo bench`, --repeat is the count.
+    let dir = tempfile::tempdir().unwrap();
+    let out = run_fixture(dir.path(), &["adaptive/", "--repeat", "2", "--seed", "5"], &[]);
+    assert!(out.status.success());
+    let r = results(dir.path());
+    assert_eq!((r.runs.len(), r.meta.min_time_s), (4, None));
 }
 
 /// Leaf tests the libtest-binary test below runs in child processes of this very binary.

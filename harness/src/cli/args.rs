@@ -308,6 +308,8 @@ pub struct RunArgs {
     pub target_ci: Option<f64>,
     /// `--max-repeat N`.
     pub max_repeat: usize,
+    /// `--min-time SECS`.
+    pub min_time: Option<std::time::Duration>,
     /// `--parallel-measurements`.
     pub parallel_measurements: bool,
     /// `--suite-bin PATH`.
@@ -384,9 +386,19 @@ impl RunArgs {
                 "max-repeat",
                 "N",
                 count::<2>,
-                "Cap on processes per measurement under --target-ci",
+                "Cap on processes per measurement under --target-ci and --min-time",
             )
             .default_value("30"),
+            value(
+                "min_time",
+                "min-time",
+                "SECS",
+                super::values::secs_or_zero,
+                "Spread each measurement's processes over at least this long: rounds of more processes, \
+                 shuffled among the others, until the run has lasted it (or --max-repeat), so a machine \
+                 whose speed changes meanwhile shows as processes that disagree [default: 10 under \
+                 --bench without --repeat, else 0]",
+            ),
             switch(
                 "parallel_measurements",
                 "parallel-measurements",
@@ -433,6 +445,7 @@ impl RunArgs {
             measure: MeasureArgs::from_matches(m)?,
             target_ci: one(m, "target_ci"),
             max_repeat: defaulted(m, "max_repeat")?,
+            min_time: one(m, "min_time"),
             parallel_measurements: given(m, "parallel_measurements"),
             suite_bin: one(m, "suite_bin"),
             test_bin: one(m, "test_bin"),

@@ -127,7 +127,8 @@ impl CriterionArgs {
                 self.measurement_time.is_some(),
                 "--measurement-time",
                 "a measurement is --iterations M samples in each of --repeat N processes (or as many \
-                 processes as --target-ci PCT needs), not a time budget",
+                 processes as --target-ci PCT needs); `--min-time SECS` spreads every benchmark's \
+                 processes over a whole run that long (10 s by default under cargo bench)",
             ),
             (
                 self.warm_up_time.is_some(),
@@ -174,7 +175,7 @@ mod tests {
             (&["--save-baseline", "main"], "--out DIR"),
             (&["--baseline", "main"], "compare --baseline DIR"),
             (&["--load-baseline", "main"], "compare --baseline DIR --candidate DIR"),
-            (&["--measurement-time", "5"], "--iterations M"),
+            (&["--measurement-time", "5"], "--min-time SECS"),
             (&["--warm-up-time", "1"], "--warmup W"),
             (&["--profile-time", "10"], "--exact NAME --repeat 1"),
             (&["--quick"], "--target-ci PCT"),
@@ -198,6 +199,14 @@ mod tests {
         // Both at once is ambiguous: clap refuses it (exit 2).
         let e = Args::try_parse_from(["bench", "--sample-size", "7", "--iterations", "3"]).unwrap_err();
         assert!(e.use_stderr() && e.to_string().contains("--iterations"), "{e}");
+        // Under `cargo bench` a run spans 10 s unless --repeat pins the processes, --partition
+        // splits the plan, or --min-time says otherwise (0 turns it off).
+        let min_time = |argv: &[&str]| options(argv).unwrap().config.min_time.map(|t| t.as_secs_f64());
+        assert_eq!(min_time(&[]), Some(10.0));
+        assert_eq!(min_time(&["--repeat", "3"]), None);
+        assert_eq!(min_time(&["--partition", "1/2"]), None);
+        assert_eq!(min_time(&["--min-time", "0"]), None);
+        assert_eq!(min_time(&["--min-time", "2.5", "--repeat", "3"]), Some(2.5));
         // Never clap's "did you mean --suite-bin" for criterion's flags.
         assert!(Args::try_parse_from(["bench", "--save-baseline", "x"]).is_ok());
     }

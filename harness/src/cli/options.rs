@@ -143,6 +143,10 @@ pub(crate) fn invalid(flag: &'static str, value: &str, reason: impl Into<String>
     }
 }
 
+/// `--min-time`'s default under `--bench`: a machine's speed that changes over seconds (as one
+/// VM's did, docs/criterion.md) shows in a run this long; criterion spends 8 s on each benchmark.
+pub(crate) const BENCH_MIN_TIME: std::time::Duration = std::time::Duration::from_secs(10);
+
 impl RunOptions {
     pub(crate) fn from_args(a: &RunArgs) -> Result<Self, Error> {
         a.criterion.refused()?;
@@ -164,6 +168,21 @@ impl RunOptions {
             // up to one plan.
             return Err(invalid("--partition", &p.to_string(), "cannot be combined with --target-ci"));
         }
+        if let (Some(p), Some(t)) = (a.shards.partition, a.min_time.filter(|t| !t.is_zero())) {
+            return Err(invalid(
+                "--partition",
+                &p.to_string(),
+                format!("cannot be combined with --min-time {}", t.as_secs_f64()),
+            ));
+        }
+        // Under `cargo bench` a measurement's processes span BENCH_MIN_TIME, as criterion's
+        // samples span its measurement time; not where `--repeat N` pins the count, nor
+        // sharded, where shards must add up to one plan.
+        let min_time = match a.min_time {
+            Some(t) => Some(t).filter(|t| !t.is_zero()),
+            None if a.bench && a.repeat.is_none() && a.shards.partition.is_none() => Some(BENCH_MIN_TIME),
+            None => None,
+        };
         let target = match (&a.suite_bin, &a.test_bin) {
             (Some(p), _) => TargetChoice::Suite(existing("--suite-bin", p)?),
             (_, Some(p)) => TargetChoice::Libtest(existing("--test-bin", p)?),
@@ -190,6 +209,7 @@ impl RunOptions {
                 parallel_measurements: a.parallel_measurements,
                 target_ci: a.target_ci,
                 max_repeat: a.max_repeat,
+                min_time,
                 scratch: PathBuf::new(),
                 command: crate::reproduce::this_command(m.seed),
                 partition: a.shards.partition,

@@ -22,6 +22,15 @@ pub(crate) fn secs(s: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs_f64(v))
 }
 
+/// A number of seconds, 0 included (0 turns a default off).
+pub(crate) fn secs_or_zero(s: &str) -> Result<Duration, String> {
+    let v: f64 = s.trim().parse().map_err(|_| "expected a number of seconds".to_owned())?;
+    if !(v.is_finite() && v >= 0.0 && v < 1e12) {
+        return Err("must be 0 or a positive number of seconds".to_owned());
+    }
+    Ok(Duration::from_secs_f64(v))
+}
+
 /// A seed: any `u64`.
 pub(crate) fn seed(s: &str) -> Result<u64, String> {
     s.trim().parse().map_err(|_| "expected a whole number from 0 to 2^64-1".to_owned())

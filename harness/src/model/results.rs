@@ -33,6 +33,9 @@ pub struct RunMeta {
     pub warmup: usize,
     /// Target relative CI half-width, if adaptive repetition was asked for.
     pub target_ci: Option<f64>,
+    /// `--min-time`: seconds the measuring processes were spread over, when set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_time_s: Option<f64>,
     /// Parallel workers for checks.
     pub test_threads: usize,
     /// Start time, RFC 3339 UTC.
@@ -128,6 +131,7 @@ impl RunMeta {
             iterations,
             warmup,
             target_ci: None,
+            min_time_s: None,
             test_threads: 1,
             started_at,
             finished_at: String::new(),

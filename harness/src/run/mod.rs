@@ -42,8 +42,11 @@ pub struct RunConfig {
     pub parallel_measurements: bool,
     /// Target relative half-width of each measurement's 95% interval (0.02 = 2%).
     pub target_ci: Option<f64>,
-    /// Cap on processes per measurement under `target_ci`.
+    /// Cap on processes per measurement under `target_ci` and `min_time`.
     pub max_repeat: usize,
+    /// Spread each measurement's processes over at least this long (`--min-time`): rounds of
+    /// more processes, shuffled among the others, until the run has lasted it.
+    pub min_time: Option<Duration>,
     /// Directory for scratch files (captured output, result channels).
     pub scratch: PathBuf,
     /// The command line that reproduces this run.
@@ -131,6 +134,7 @@ pub fn run(target: &dyn Target, selected: &[Listed], config: &RunConfig, events:
     let executor = executor.starting_at(prior.iter().map(|r| r.run_index + 1).max().unwrap_or(0));
     let mut scheduler = Scheduler::new(target, sched, executor);
     let mut records: Vec<RunRecord> = prior;
+    let measuring_since = std::time::Instant::now();
     let mut batch = jobs;
     for round in 0.. {
         records.extend(scheduler.execute(batch, events)?);
@@ -139,7 +143,13 @@ pub fn run(target: &dyn Target, selected: &[Listed], config: &RunConfig, events:
         } else {
             Vec::new()
         };
-        if let Some(target_ci) = config.target_ci {
+        let spread = match config.min_time {
+            Some(t) => spread_runs(selected, &records, t, measuring_since.elapsed(), config, counted),
+            None => Vec::new(),
+        };
+        if !spread.is_empty() {
+            batch.extend(spread);
+        } else if let Some(target_ci) = config.target_ci {
             batch.extend(more_runs(selected, &records, target_ci, config.max_repeat, config.timeout, counted));
         }
         if batch.is_empty() || round >= 64 {
@@ -165,6 +175,7 @@ fn run_meta(target: &dyn Target, config: &RunConfig, selected: &[Listed], jobs: 
     RunMeta {
         order: first_occurrence_order(jobs.iter().map(|j| j.scenario.as_str())),
         target_ci: config.target_ci,
+        min_time_s: config.min_time.map(|t| t.as_secs_f64()),
         test_threads: config.test_threads,
         counters: config.counters.as_ref().map(|c| c.meta(config.counter_processes, selected)),
         ..RunMeta::started(
@@ -267,6 +278,59 @@ fn more_runs(
             env: l.env.clone(),
             repetition,
             timeout: l.timeout.or(timeout),
+            counted: counted == CountedPlan::InProcess && l.uncounted.is_none(),
+            allocs: false,
+        }));
+    }
+    jobs
+}
+
+/// Under `--min-time`: while the run has lasted less than `min_time`, as many more processes per
+/// measurement (up to `max_repeat`) as the time left holds at the run's pace so far. They are
+/// shuffled among each other, so every measurement's processes span the whole run: a machine
+/// whose speed changes over seconds (2026-12-06: one VM switched between two speeds 1.8x apart
+/// every 2-10 s) shows as processes that disagree, not as a number from one moment.
+fn spread_runs(
+    selected: &[Listed],
+    records: &[RunRecord],
+    min_time: Duration,
+    elapsed: Duration,
+    config: &RunConfig,
+    counted: CountedPlan,
+) -> Vec<plan::Job> {
+    let Some(left) = min_time.checked_sub(elapsed).filter(|d| !d.is_zero()) else {
+        return Vec::new();
+    };
+    let measures: Vec<&Listed> = selected.iter().filter(|l| l.kind == ScenarioKind::Measure).collect();
+    let ran = records.iter().filter(|r| r.kind == ScenarioKind::Measure).count();
+    if measures.is_empty() || ran == 0 {
+        return Vec::new();
+    }
+    // Seconds one round (a process of every measurement) takes at the pace so far.
+    let round = elapsed.as_secs_f64() / ran as f64 * measures.len() as f64;
+    let rounds = (left.as_secs_f64() / round.max(1e-9)).ceil() as usize;
+    let mut jobs = Vec::new();
+    for l in measures {
+        let mine: Vec<&RunRecord> = records.iter().filter(|r| r.scenario == l.name && r.counted_by.is_none()).collect();
+        if mine
+            .iter()
+            .any(|r| r.outcome.is_failure() || matches!(r.outcome, crate::model::Outcome::Skipped { .. }))
+        {
+            continue;
+        }
+        let add = rounds.min(config.max_repeat.saturating_sub(mine.len()));
+        let first = records
+            .iter()
+            .filter(|r| r.scenario == l.name)
+            .map(|r| r.repetition + 1)
+            .max()
+            .unwrap_or(0);
+        jobs.extend((first..first + add).map(|repetition| plan::Job {
+            scenario: l.name.clone(),
+            kind: l.kind,
+            env: l.env.clone(),
+            repetition,
+            timeout: l.timeout.or(config.timeout),
             counted: counted == CountedPlan::InProcess && l.uncounted.is_none(),
             allocs: false,
         }));

@@ -15,6 +15,7 @@ fn meta() -> RunMeta {
         iterations: 3,
         warmup: 1,
         target_ci: None,
+        min_time_s: None,
         test_threads: 1,
         started_at: "2025-01-01T00:00:00Z".into(),
         finished_at: "2025-01-01T00:01:00Z".into(),
