@@ -13,6 +13,7 @@
 # default 0,10,100,1000,10000,100000,1000000 of its 45), DARY_SIZES (dary_heap's, default
 # 10, 1_000, 100_000 of its 7: 1 000 000 and 10 000 000 take criterion minutes an id to set up),
 # DARY_MERGE_SIZES (append's and extend's second heap, default 2_500, 25_000, 50_000 of its 20).
+# BUILD_ONLY=1: build both sides and print the bench executables, run nothing.
 # PAUSE_OTHERS=1: every other process is stopped (SIGSTOP) while the benchmarks run and
 # continued after (see pause below), so builds elsewhere on a small machine do not share its
 # cores with one side only: on 2 cores a build on the other core made criterion's bytecount
@@ -138,7 +139,9 @@ for crate in "${crates[@]}"; do # every build first: nothing compiles while benc
   [ "$crate" = dary_heap ] && crit="$crit/criterion" dropin="$dropin/criterion"
   cexes_of[$crate]=$(bench_exes "$crit" crit)
   dexes_of[$crate]=$(bench_exes "$dropin" dropin)
+  [ "${BUILD_ONLY:-0}" = 1 ] && printf '%s\n' "${cexes_of[$crate]}" "${dexes_of[$crate]}"
 done
+[ "${BUILD_ONLY:-0}" = 1 ] && exit 0
 for crate in "${crates[@]}"; do
   crit="$work/$crate/crit" dropin="$work/$crate/dropin"
   [ "$crate" = dary_heap ] && crit="$crit/criterion" dropin="$dropin/criterion"
