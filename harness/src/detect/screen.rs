@@ -12,6 +12,10 @@ use crate::model::{DetectEntry, MechanismKind, OrderVerdict};
 /// Names shown in a block's first line, at most; the rest are counted.
 const MAX_NAMES: usize = 5;
 
+/// Blocks shown, at most (three lines each): a binary of thousands of unrelated victims would
+/// print thousands of blocks no one reads; the rest are counted, in full in detect.json and the HTML.
+pub(super) const MAX_BLOCKS: usize = 40;
+
 /// One block: entries sharing a cause.
 struct Block<'a> {
     members: Vec<&'a DetectEntry>,
@@ -140,7 +144,9 @@ fn fix(b: &Block) -> Option<String> {
 /// Write the victim and brittle blocks: who (with the first failure's headline), how and the fix,
 /// one reproduce line.
 pub fn write_blocks(w: &mut dyn Write, entries: &[DetectEntry]) -> std::io::Result<()> {
-    for b in blocks(entries) {
+    let all = blocks(entries);
+    let (count, hidden) = (all.len(), all.iter().skip(MAX_BLOCKS).map(|b| b.members.len()).sum::<usize>());
+    for b in all.into_iter().take(MAX_BLOCKS) {
         let first = b.members[0];
         let names: Vec<String> = b.members.iter().map(|e| label(e)).collect();
         let mut who = if b.family {
@@ -169,5 +175,47 @@ pub fn write_blocks(w: &mut dyn Write, entries: &[DetectEntry]) -> std::io::Resu
             writeln!(w, "  {:<8} {r}", "")?;
         }
     }
+    if hidden > 0 {
+        let more = count - MAX_BLOCKS;
+        writeln!(w, "  ... {more} more findings ({hidden} scenarios) in detect.json and index.html")?;
+    }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn victim(i: usize) -> DetectEntry {
+        DetectEntry {
+            polluters: vec![format!("polluter_{i}")],
+            reproduce: Some(format!("bin polluter_{i} victim_{i}")),
+            ..super::super::verdicts::empty_entry(&format!("victim_{i}"), OrderVerdict::Victim)
+        }
+    }
+
+    /// Thousands of unrelated victims (one polluter each) print MAX_BLOCKS blocks and a count of
+    /// the rest; a few print all of theirs and no count.
+    #[test]
+    fn a_screen_of_many_unrelated_victims_shows_the_first_blocks_and_counts_the_rest() {
+        let screen = |n: usize| {
+            let entries: Vec<DetectEntry> = (0..n).map(victim).collect();
+            let mut out = Vec::new();
+            write_blocks(&mut out, &entries).unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        let many = screen(1000);
+        assert_eq!(many.lines().filter(|l| l.contains("polluted by")).count(), MAX_BLOCKS);
+        assert!(
+            many.contains("victim_39  polluted by polluter_39") && !many.contains("victim_40 "),
+            "{many}"
+        );
+        assert!(
+            many.ends_with("  ... 960 more findings (960 scenarios) in detect.json and index.html\n"),
+            "{many}"
+        );
+        assert_eq!(many.lines().count(), 2 * MAX_BLOCKS + 1);
+        let few = screen(3);
+        assert_eq!((few.lines().count(), few.contains("more findings")), (6, false), "{few}");
+    }
 }

@@ -195,7 +195,7 @@ fn unknown(runs: &GroupRuns, name: &str, would: Vec<WouldDecide>) -> DetectEntry
     entry
 }
 
-fn empty_entry(name: &str, verdict: OrderVerdict) -> DetectEntry {
+pub(super) fn empty_entry(name: &str, verdict: OrderVerdict) -> DetectEntry {
     DetectEntry {
         name: name.to_owned(),
         binary: None,
