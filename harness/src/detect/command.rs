@@ -76,6 +76,15 @@ pub fn run_detect(
         if let Some(n) = shuffle_note(&target.describe(), r.shuffle, r.counts.localization > 0) {
             run.notes.push(n);
         }
+        if r.backtraces_skipped > 0 {
+            run.notes.push(format!(
+                "{}: backtraces were run for the first {} findings of each group; {} more have their reproduce line, \
+                 which asks for one",
+                target.describe(),
+                super::backtrace::MAX_BACKTRACES,
+                r.backtraces_skipped
+            ));
+        }
         let binary = label.as_ref().map(|l| l.1.clone()).or_else(|| several.then(|| target.describe()));
         merge(&mut entries, &mut run, r, binary, label.map(|l| l.0));
     }

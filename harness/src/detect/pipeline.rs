@@ -118,6 +118,8 @@ pub struct DetectResult {
     pub phases: BTreeMap<Purpose, PhaseTime>,
     /// libtest: shuffled runs whose order was predicted right, and those it was not.
     pub shuffle: ShuffleTrust,
+    /// Findings left without a backtrace run past `backtrace::MAX_BACKTRACES`.
+    pub backtraces_skipped: usize,
 }
 
 impl DetectConfig {
@@ -327,7 +329,7 @@ fn detect_group(
     let first = out.entries.len();
     let mut entries = judge_all(prober, &mut runs, seed, first, pending)?;
     super::mechanism::attribute(&mut entries, &prober.footprints);
-    super::backtrace::final_runs(prober, &mut entries)?;
+    out.backtraces_skipped += super::backtrace::final_runs(prober, &mut entries)?;
     out.entries.extend(entries);
     prober.phase_finished(PHASE_VERDICTS)
 }

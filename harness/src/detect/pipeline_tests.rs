@@ -341,3 +341,30 @@ fn a_users_backtrace_reaches_one_final_run_per_finding_only() {
     assert_eq!(seen.iter().filter(|e| **e != off).count(), 2, "{seen:?}");
     assert_eq!(r.counts.total, seen.len());
 }
+
+/// Past `MAX_BACKTRACES` findings the final traced runs stop, and the rest are counted.
+#[test]
+fn backtrace_runs_stop_at_their_cap_and_count_the_rest() {
+    let n = super::backtrace::MAX_BACKTRACES + 5;
+    let spy = EnvSpy {
+        inner: SimTarget::new(
+            (0..n).map(|i| SimScenario::new(format!("f{i:02}")).always_fails()).collect(),
+            true,
+            3,
+        ),
+        seen: Default::default(),
+        traced: Default::default(),
+    };
+    let listed = spy.list().unwrap();
+    let mut cfg = DetectConfig::new(3, PathBuf::from("/nonexistent"));
+    cfg.shuffles = 2;
+    cfg.backtrace = vec![("RUST_BACKTRACE".into(), "1".into())];
+    let r = detect(&spy, &listed, &cfg, &mut cfg.executor(), &mut crate::events::Reporters::new()).unwrap();
+    assert!(r.entries.iter().all(|e| e.verdict == OrderVerdict::Fail));
+    assert_eq!(spy.traced.lock().unwrap().len(), super::backtrace::MAX_BACKTRACES);
+    assert_eq!(
+        r.entries.iter().filter(|e| e.backtrace.is_some()).count(),
+        super::backtrace::MAX_BACKTRACES
+    );
+    assert_eq!(r.backtraces_skipped, 5);
+}
