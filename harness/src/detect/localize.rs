@@ -12,7 +12,7 @@
 //! Relative order inside a failing prefix is kept, so a cleaner that ran before the polluter in
 //! the original failing run stays before it and cannot mask a bisection step.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{HashMap, HashSet};
 
 mod arrange;
 mod cleaners;
@@ -153,7 +153,7 @@ impl<'s, 'p, 'a> Localizer<'s, 'p, 'a> {
         let mut out = Localized::default();
         // Scenarios that preceded the target without the effect: not culprits, unless a cleaner
         // masked them, so they are only pruned on a first try that is checked by a run.
-        let innocent: BTreeSet<&String> = shared
+        let innocent: HashSet<&String> = shared
             .iter()
             .filter(|o| o.ran() && !effect(o))
             .flat_map(|o| o.prefix.iter())
@@ -162,11 +162,14 @@ impl<'s, 'p, 'a> Localizer<'s, 'p, 'a> {
         // Flips that no ordering explains (every scenario before them also preceded the target
         // harmlessly) are most likely noise: try the others first, shortest first.
         sources.sort_by_key(|o| (o.prefix.iter().all(|p| innocent.contains(p)), o.prefix.len()));
+        // Each flip's prefix as a set: with thousands of known culprits and tests, a scan of the
+        // prefix per culprit was quadratic in the binary's size for every victim.
+        let before_each: Vec<HashSet<&str>> = sources.iter().map(|o| o.prefix.iter().map(String::as_str).collect()).collect();
         // A culprit of another scenario that preceded a flip: two pair runs instead of a search.
         for k in known {
             // In every flipping run: a culprit of another scenario that merely ran somewhere
             // before this one is not worth two runs.
-            let before_flip = !sources.is_empty() && sources.iter().all(|o| o.prefix.contains(k));
+            let before_flip = !before_each.is_empty() && before_each.iter().all(|b| b.contains(k.as_str()));
             if before_flip
                 && !innocent.contains(k)
                 && !out.culprits.contains(k)
@@ -178,8 +181,9 @@ impl<'s, 'p, 'a> Localizer<'s, 'p, 'a> {
         }
         // Every candidate that preceded a flip and never preceded the target harmlessly.
         let mut candidates: Vec<String> = Vec::new();
+        let mut seen: HashSet<&String> = HashSet::new();
         for p in sources.iter().flat_map(|o| o.prefix.iter()) {
-            if !innocent.contains(p) && !out.culprits.contains(p) && !candidates.contains(p) {
+            if !innocent.contains(p) && !out.culprits.contains(p) && seen.insert(p) {
                 candidates.push(p.clone());
             }
         }
@@ -215,7 +219,7 @@ impl<'s, 'p, 'a> Localizer<'s, 'p, 'a> {
         &mut self,
         src: &Observation,
         target: &str,
-        innocent: &BTreeSet<&String>,
+        innocent: &HashSet<&String>,
         effect: Effect,
         out: &mut Localized,
     ) -> Result<(), Error> {
@@ -253,15 +257,16 @@ impl<'s, 'p, 'a> Localizer<'s, 'p, 'a> {
         &mut self,
         sources: &[&Observation],
         target: &str,
-        innocent: &BTreeSet<&String>,
+        innocent: &HashSet<&String>,
         effect: Effect,
         out: &mut Localized,
     ) -> Result<(), Error> {
         while out.culprits.len() < MAX_CULPRITS {
             let mut extra: Vec<String> = Vec::new();
+            let mut seen: HashSet<&String> = HashSet::new();
             for src in sources {
                 for p in src.prefix.iter() {
-                    if !out.culprits.contains(p) && !innocent.contains(p) && !extra.contains(p) {
+                    if !out.culprits.contains(p) && !innocent.contains(p) && seen.insert(p) {
                         extra.push(p.clone());
                     }
                 }

@@ -1,7 +1,7 @@
 //! Pair runs: each candidate alone before the target, where that costs less than bisection
 //! (few candidates, or a family whose members are mostly culprits).
 
-use std::collections::BTreeSet;
+use std::collections::HashSet;
 
 use super::super::probe::Observation;
 use super::{Effect, Localized, Localizer, MAX_CULPRITS};
@@ -28,7 +28,7 @@ impl Localizer<'_, '_, '_> {
 }
 
 /// The members of `src`'s prefix not yet culprits and not seen harmless before the target.
-pub(super) fn pruned_rest(src: &Observation, innocent: &BTreeSet<&String>, culprits: &[String]) -> Vec<String> {
+pub(super) fn pruned_rest(src: &Observation, innocent: &HashSet<&String>, culprits: &[String]) -> Vec<String> {
     src.prefix
         .iter()
         .filter(|p| !innocent.contains(p) && !culprits.contains(p))
