@@ -57,6 +57,19 @@ pub fn flaky_bound(alone: usize, elsewhere: usize) -> f64 {
 /// with none before it), it has cleaners (they explain runs after the fact), its runs alone
 /// disagree, or it has no culprit: then only runs alone tell it from a flaky scenario.
 pub(super) fn confirm_bound(runs: &GroupRuns, name: &str, culprits: &[String], cleaners: &[String], alone: usize) -> Option<f64> {
+    pair_runs(runs, name, culprits, cleaners).map(|(confirms, flipped)| bound_of(confirms, flipped, alone))
+}
+
+/// [`confirm_bound`] from localization's pair runs (`confirms` of them, `flipped` flipping) and
+/// `alone` runs alone.
+fn bound_of(confirms: usize, flipped: usize, alone: usize) -> f64 {
+    choose(confirms, flipped) * flaky_bound(alone + confirms - flipped, flipped)
+}
+
+/// Localization's pair runs of `name` and how many of them flipped, or `None` where
+/// [`confirm_bound`] gives up. It reads every prefix `name` ran after (thousands of names in a
+/// large binary's shared orders), so callers trying several counts of runs alone call it once.
+fn pair_runs(runs: &GroupRuns, name: &str, culprits: &[String], cleaners: &[String]) -> Option<(usize, usize)> {
     let (iso, shared) = (&runs.iso[name], &runs.shared[name]);
     let ran: Vec<&Observation> = iso.iter().filter(|o| o.ran()).collect();
     let failed = ran.first()?.failed();
@@ -75,7 +88,7 @@ pub(super) fn confirm_bound(runs: &GroupRuns, name: &str, culprits: &[String], c
             flipped += usize::from(flips);
         }
     }
-    Some(choose(confirms, flipped) * flaky_bound(alone + confirms - flipped, flipped))
+    Some((confirms, flipped))
 }
 
 /// Runs in which `name` ran first in its process (a pair run confirming it as another's culprit,
@@ -97,8 +110,9 @@ fn choose(n: usize, k: usize) -> f64 {
 pub(super) fn after_localization(runs: &GroupRuns, name: &str, culprits: &[String], cleaners: &[String]) -> usize {
     let alone = runs.iso[name].iter().filter(|o| o.ran()).count();
     let first = first_in_process(runs, name);
+    let pairs = pair_runs(runs, name, culprits, cleaners);
     let wanted = (BEFORE_LOCALIZATION..CANDIDATE_ISOLATED)
-        .find(|&k| confirm_bound(runs, name, culprits, cleaners, k + first).is_some_and(|b| b <= FLAKY_ALPHA))
+        .find(|&k| pairs.is_some_and(|(c, f)| bound_of(c, f, k + first) <= FLAKY_ALPHA))
         .unwrap_or(CANDIDATE_ISOLATED);
     wanted.saturating_sub(alone)
 }

@@ -25,8 +25,8 @@ pub(super) fn after_localization(
 ) -> Result<(), Error> {
     let before: BTreeMap<String, &DetectEntry> = candidates.iter().map(|&i| (entries[i].name.clone(), &entries[i])).collect();
     let want = |runs: &GroupRuns, name: &str| -> usize {
-        let now_flaky = classify(&runs.iso[name], &runs.shared[name]) == Initial::Flaky;
         let Some(e) = before.get(name) else { return 0 };
+        let now_flaky = classify(&runs.iso[name], &runs.shared[name]) == Initial::Flaky;
         match e.verdict {
             OrderVerdict::Victim | OrderVerdict::Brittle if !now_flaky => settle::after_localization(runs, name, culprits(e), &e.cleaners),
             OrderVerdict::Victim | OrderVerdict::Brittle | OrderVerdict::Flaky => flaky_top_up(runs, name),
