@@ -288,8 +288,9 @@ fn more_runs(
 /// Under `--min-time`: while the run has lasted less than `min_time`, as many more processes per
 /// measurement (up to `max_repeat`) as the time left holds at the run's pace so far. They are
 /// shuffled among each other, so every measurement's processes span the whole run: a machine
-/// whose speed changes over seconds (2026-12-06: one VM switched between two speeds 1.8x apart
-/// every 2-10 s) shows as processes that disagree, not as a number from one moment.
+/// whose speed changes over seconds (docs/criterion.md: one VM's processes ran at two speeds
+/// 1.7x apart, switching within seconds) shows as processes that disagree, not as a number from
+/// one moment.
 fn spread_runs(
     selected: &[Listed],
     records: &[RunRecord],
