@@ -78,8 +78,8 @@ pub fn run_detect(
         }
         if r.backtraces_skipped > 0 {
             run.notes.push(format!(
-                "{}: backtraces were run for the first {} findings of each group; {} more have their reproduce line, \
-                 which asks for one",
+                "{}: the first {} findings got a run with your backtrace setting; {} more have only their reproduce \
+                 line, which asks for one",
                 target.describe(),
                 super::backtrace::MAX_BACKTRACES,
                 r.backtraces_skipped
