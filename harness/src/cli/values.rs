@@ -15,18 +15,19 @@ pub(crate) fn count<const MIN: usize>(s: &str) -> Result<usize, String> {
 
 /// A positive number of seconds, fractions allowed.
 pub(crate) fn secs(s: &str) -> Result<Duration, String> {
-    let v: f64 = s.trim().parse().map_err(|_| "expected a number of seconds".to_owned())?;
-    if !(v.is_finite() && v > 0.0 && v < 1e12) {
-        return Err("must be a positive number of seconds".to_owned());
-    }
-    Ok(Duration::from_secs_f64(v))
+    seconds(s, false)
 }
 
 /// A number of seconds, 0 included (0 turns a default off).
 pub(crate) fn secs_or_zero(s: &str) -> Result<Duration, String> {
+    seconds(s, true)
+}
+
+fn seconds(s: &str, zero: bool) -> Result<Duration, String> {
     let v: f64 = s.trim().parse().map_err(|_| "expected a number of seconds".to_owned())?;
-    if !(v.is_finite() && v >= 0.0 && v < 1e12) {
-        return Err("must be 0 or a positive number of seconds".to_owned());
+    if !(v.is_finite() && (v > 0.0 || zero && v == 0.0) && v < 1e12) {
+        let what = if zero { "0 or a positive" } else { "a positive" };
+        return Err(format!("must be {what} number of seconds"));
     }
     Ok(Duration::from_secs_f64(v))
 }

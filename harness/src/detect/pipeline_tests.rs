@@ -268,6 +268,25 @@ struct EnvSpy {
     traced: std::sync::Mutex<Vec<Vec<String>>>,
 }
 
+impl EnvSpy {
+    fn new(scenarios: Vec<SimScenario>) -> Self {
+        EnvSpy {
+            inner: SimTarget::new(scenarios, true, 3),
+            seen: Default::default(),
+            traced: Default::default(),
+        }
+    }
+
+    /// Detect over it with the user's `RUST_BACKTRACE=1`.
+    fn detect_with_backtrace(&self) -> DetectResult {
+        let listed = self.list().unwrap();
+        let mut cfg = DetectConfig::new(3, PathBuf::from("/nonexistent"));
+        cfg.shuffles = 2;
+        cfg.backtrace = vec![("RUST_BACKTRACE".into(), "1".into())];
+        detect(self, &listed, &cfg, &mut cfg.executor(), &mut crate::events::Reporters::new()).unwrap()
+    }
+}
+
 impl OrderTarget for EnvSpy {
     fn describe(&self) -> String {
         self.inner.describe()
@@ -297,11 +316,7 @@ impl OrderTarget for EnvSpy {
 #[test]
 fn every_test_process_runs_without_backtraces() {
     let s = SimScenario::new;
-    let spy = EnvSpy {
-        inner: SimTarget::new(vec![s("a").sets("x"), s("b").fails_if("x"), s("c")], true, 3),
-        seen: Default::default(),
-        traced: Default::default(),
-    };
+    let spy = EnvSpy::new(vec![s("a").sets("x"), s("b").fails_if("x"), s("c")]);
     let r = run(&spy, 3, 2);
     assert_eq!(r.entries[1].verdict, OrderVerdict::Victim);
     let seen = spy.seen.lock().unwrap();
@@ -313,16 +328,8 @@ fn every_test_process_runs_without_backtraces() {
 #[test]
 fn a_users_backtrace_reaches_one_final_run_per_finding_only() {
     let s = SimScenario::new;
-    let spy = EnvSpy {
-        inner: SimTarget::new(vec![s("a").sets("x"), s("b").fails_if("x"), s("c"), s("d").always_fails()], true, 3),
-        seen: Default::default(),
-        traced: Default::default(),
-    };
-    let listed = spy.list().unwrap();
-    let mut cfg = DetectConfig::new(3, PathBuf::from("/nonexistent"));
-    cfg.shuffles = 2;
-    cfg.backtrace = vec![("RUST_BACKTRACE".into(), "1".into())];
-    let r = detect(&spy, &listed, &cfg, &mut cfg.executor(), &mut crate::events::Reporters::new()).unwrap();
+    let spy = EnvSpy::new(vec![s("a").sets("x"), s("b").fails_if("x"), s("c"), s("d").always_fails()]);
+    let r = spy.detect_with_backtrace();
     let verdict = |n: &str| r.entries.iter().find(|e| e.name == n).unwrap();
     assert_eq!(verdict("b").verdict, OrderVerdict::Victim);
     assert_eq!(verdict("d").verdict, OrderVerdict::Fail);
@@ -346,20 +353,8 @@ fn a_users_backtrace_reaches_one_final_run_per_finding_only() {
 #[test]
 fn backtrace_runs_stop_at_their_cap_and_count_the_rest() {
     let n = super::backtrace::MAX_BACKTRACES + 5;
-    let spy = EnvSpy {
-        inner: SimTarget::new(
-            (0..n).map(|i| SimScenario::new(format!("f{i:02}")).always_fails()).collect(),
-            true,
-            3,
-        ),
-        seen: Default::default(),
-        traced: Default::default(),
-    };
-    let listed = spy.list().unwrap();
-    let mut cfg = DetectConfig::new(3, PathBuf::from("/nonexistent"));
-    cfg.shuffles = 2;
-    cfg.backtrace = vec![("RUST_BACKTRACE".into(), "1".into())];
-    let r = detect(&spy, &listed, &cfg, &mut cfg.executor(), &mut crate::events::Reporters::new()).unwrap();
+    let spy = EnvSpy::new((0..n).map(|i| SimScenario::new(format!("f{i:02}")).always_fails()).collect());
+    let r = spy.detect_with_backtrace();
     assert!(r.entries.iter().all(|e| e.verdict == OrderVerdict::Fail));
     assert_eq!(spy.traced.lock().unwrap().len(), super::backtrace::MAX_BACKTRACES);
     assert_eq!(

@@ -250,14 +250,9 @@ fn more_runs(
 ) -> Vec<plan::Job> {
     let mut jobs = Vec::new();
     for l in selected.iter().filter(|l| l.kind == ScenarioKind::Measure) {
-        // Counting processes (valgrind) are few and fixed: the target is for wall time.
-        let mine: Vec<&RunRecord> = records.iter().filter(|r| r.scenario == l.name && r.counted_by.is_none()).collect();
+        let mine = timed_runs(records, &l.name);
         let n = mine.len();
-        if n >= max_repeat
-            || mine
-                .iter()
-                .any(|r| r.outcome.is_failure() || matches!(r.outcome, crate::model::Outcome::Skipped { .. }))
-        {
+        if n >= max_repeat || ended_early(&mine) {
             continue;
         }
         let widest = widest_rel_half_width(&mine);
@@ -265,24 +260,47 @@ fn more_runs(
             continue;
         }
         let add = (n / 2).max(2).min(max_repeat - n);
-        // Repetition numbers after every earlier process of the scenario, counting ones included.
-        let first = records
-            .iter()
-            .filter(|r| r.scenario == l.name)
-            .map(|r| r.repetition + 1)
-            .max()
-            .unwrap_or(0);
-        jobs.extend((first..first + add).map(|repetition| plan::Job {
-            scenario: l.name.clone(),
-            kind: l.kind,
-            env: l.env.clone(),
-            repetition,
-            timeout: l.timeout.or(timeout),
-            counted: counted == CountedPlan::InProcess && l.uncounted.is_none(),
-            allocs: false,
-        }));
+        jobs.extend(repeats(l, records, add, timeout, counted));
     }
     jobs
+}
+
+/// A measurement's wall-time processes: counting ones (valgrind) are few and fixed, and more
+/// processes are added for wall time only.
+fn timed_runs<'r>(records: &'r [RunRecord], name: &str) -> Vec<&'r RunRecord> {
+    records.iter().filter(|r| r.scenario == name && r.counted_by.is_none()).collect()
+}
+
+/// A process failed or skipped: more of them would not make a number.
+fn ended_early(runs: &[&RunRecord]) -> bool {
+    runs.iter()
+        .any(|r| r.outcome.is_failure() || matches!(r.outcome, crate::model::Outcome::Skipped { .. }))
+}
+
+/// `add` more processes of measurement `l`, numbered after every earlier process of it
+/// (counting ones included).
+fn repeats(
+    l: &Listed,
+    records: &[RunRecord],
+    add: usize,
+    timeout: Option<Duration>,
+    counted: CountedPlan,
+) -> impl Iterator<Item = plan::Job> {
+    let first = records
+        .iter()
+        .filter(|r| r.scenario == l.name)
+        .map(|r| r.repetition + 1)
+        .max()
+        .unwrap_or(0);
+    (first..first + add).map(move |repetition| plan::Job {
+        scenario: l.name.clone(),
+        kind: l.kind,
+        env: l.env.clone(),
+        repetition,
+        timeout: l.timeout.or(timeout),
+        counted: counted == CountedPlan::InProcess && l.uncounted.is_none(),
+        allocs: false,
+    })
 }
 
 /// Under `--min-time`: while the run has lasted less than `min_time`, as many more processes per
@@ -312,29 +330,12 @@ fn spread_runs(
     let rounds = (left.as_secs_f64() / round.max(1e-9)).ceil() as usize;
     let mut jobs = Vec::new();
     for l in measures {
-        let mine: Vec<&RunRecord> = records.iter().filter(|r| r.scenario == l.name && r.counted_by.is_none()).collect();
-        if mine
-            .iter()
-            .any(|r| r.outcome.is_failure() || matches!(r.outcome, crate::model::Outcome::Skipped { .. }))
-        {
+        let mine = timed_runs(records, &l.name);
+        if ended_early(&mine) {
             continue;
         }
         let add = rounds.min(config.max_repeat.saturating_sub(mine.len()));
-        let first = records
-            .iter()
-            .filter(|r| r.scenario == l.name)
-            .map(|r| r.repetition + 1)
-            .max()
-            .unwrap_or(0);
-        jobs.extend((first..first + add).map(|repetition| plan::Job {
-            scenario: l.name.clone(),
-            kind: l.kind,
-            env: l.env.clone(),
-            repetition,
-            timeout: l.timeout.or(config.timeout),
-            counted: counted == CountedPlan::InProcess && l.uncounted.is_none(),
-            allocs: false,
-        }));
+        jobs.extend(repeats(l, records, add, config.timeout, counted));
     }
     jobs
 }
