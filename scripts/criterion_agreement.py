@@ -46,8 +46,16 @@ def ours(root):
                     "high": ci.get("high"),
                     "verdict": s["verdict"],
                     "reason": m.get("unstable_reason") or "",
+                    "slowed": slowed_note(m.get("slowed")),
                 }
     return out
+
+
+def slowed_note(slowed):
+    """Processes left out for a slowed machine (results.json `slowed`), in a few words."""
+    if not slowed or not slowed.get("left_out"):
+        return ""
+    return f"{len(slowed['left_out'])} of {slowed['of']} left out (slowed {slowed['probe_ratio']:.1f}x)"
 
 
 def fmt_ns(v):
@@ -72,7 +80,7 @@ def main():
         c, o = crit.get(i), mine.get(i)
         if c is None or o is None:
             missing.append(i)
-            rows.append(f"| `{i}` | {fmt_ns(c)} | {fmt_ns(o and o['value'])} | - | missing on one side | |")
+            rows.append(f"| `{i}` | {fmt_ns(c)} | {fmt_ns(o and o['value'])} | - | missing on one side | | |")
             continue
         ratio = o["value"] / c
         inside = LOW <= ratio <= HIGH
@@ -96,11 +104,11 @@ def main():
         reason = o["reason"].replace("|", "/")
         lo, hi = spans[i]
         span = f" ({fmt_ns(lo)}-{fmt_ns(hi)})" if len(runs) > 1 else ""
-        rows.append(f"| `{i}` | {fmt_ns(c)}{span} | {fmt_ns(o['value'])}{ci} | {ratio:.2f} | {mark} ({verdict}) | {reason} |")
+        rows.append(f"| `{i}` | {fmt_ns(c)}{span} | {fmt_ns(o['value'])}{ci} | {ratio:.2f} | {mark} ({verdict}) | {reason} | {o['slowed']} |")
     print(f"# {crate}: criterion 0.5 against harness-criterion\n")
     print(f"criterion runs per id: {len(runs)}" + (" (the median of their medians; their range in brackets)" if len(runs) > 1 else "") + "\n")
-    print("| id | criterion median | drop-in (95% CI) | ratio | result | reason flagged |")
-    print("|---|---|---|---|---|---|")
+    print("| id | criterion median | drop-in (95% CI) | ratio | result | reason flagged | processes left out |")
+    print("|---|---|---|---|---|---|---|")
     print("\n".join(rows))
     print()
     print(f"{len(ids)} ids: {agree} within [{LOW}, {HIGH}] of criterion's median, {flagged} outside and flagged, "

@@ -51,6 +51,7 @@ fn main() {
                         source: None,
                         profile: None,
                         distortion: None,
+                        speed_probe_ns: None,
                     }]
                 },
                 wall_ns: 5_000_000,

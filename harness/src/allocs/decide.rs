@@ -142,6 +142,7 @@ mod tests {
             source: Some("allocs-preload".into()),
             profile: None,
             distortion: None,
+            speed_probe_ns: None,
         };
         vec![s.clone(), s]
     }

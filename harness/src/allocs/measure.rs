@@ -57,6 +57,7 @@ impl AllocMetric {
             source: Some(label.to_owned()),
             profile: None,
             distortion: None,
+            speed_probe_ns: None,
         }
     }
 

@@ -223,6 +223,7 @@ fn counter_metric(name: &str, per_call: Vec<f64>, label: &str) -> MetricSample {
         source: Some(label.to_owned()),
         profile: None,
         distortion: None,
+        speed_probe_ns: None,
     }
 }
 

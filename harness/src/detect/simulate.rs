@@ -161,6 +161,7 @@ impl SimTarget {
                     source: None,
                     profile: None,
                     distortion: None,
+                    speed_probe_ns: None,
                 }]
             }
             None => vec![],

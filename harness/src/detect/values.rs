@@ -193,6 +193,7 @@ mod tests {
                 source: None,
                 profile: None,
                 distortion: None,
+                speed_probe_ns: None,
             }],
             env_changes: vec![],
             kind: EvidenceKind::Isolated,

@@ -16,6 +16,7 @@ mod metric;
 mod outcome;
 mod record;
 mod results;
+mod slowed;
 mod summarize;
 
 pub use bisect::{BISECT_FORMAT_VERSION, BisectFile, BisectStep, BuildCounts, Candidate, RangeChange, RangeCommit, StepVerdict};
@@ -35,6 +36,7 @@ pub use outcome::headline;
 pub use outcome::{Outcome, OutcomeCounts, Status};
 pub use record::{EnvChange, ProcessFacts, RunRecord, ScenarioKind};
 pub use results::{
-    CounterMeta, FORMAT_VERSION, MetricSummary, PerCall, PlanInfo, ResultsFile, RunMeta, ScenarioSummary, ShardOrigin, Verdict,
+    CounterMeta, FORMAT_VERSION, MetricSummary, PerCall, PlanInfo, ResultsFile, RunMeta, ScenarioSummary, ShardOrigin, Slowed, Verdict,
 };
+pub use slowed::{SLOWED_FACTOR, fastest_probe};
 pub use summarize::summarize_runs;

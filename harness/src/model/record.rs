@@ -121,6 +121,7 @@ impl RunRecord {
                 source: None,
                 profile: None,
                 distortion: None,
+                speed_probe_ns: None,
             })
         })
         .collect()

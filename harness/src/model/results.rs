@@ -162,6 +162,38 @@ pub struct MetricSummary {
     /// An allocation metric (`--allocs`): its count per call over every counted call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub per_call: Option<PerCall>,
+    /// Processes measured while the machine ran slower than its fastest in this run (the speed
+    /// probe, `model/slowed.rs`): left out of `stats` and `values` when they are the minority,
+    /// else kept and the row is `unstable`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slowed: Option<Slowed>,
+}
+
+/// A row's processes that met a slowed machine.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Slowed {
+    /// Processes whose speed probe read over `SLOWED_FACTOR` times the run's fastest.
+    pub processes: usize,
+    /// The row's processes in all.
+    pub of: usize,
+    /// The slowed processes' median probe over the run's fastest (1.7 = 1.7x slower).
+    pub probe_ratio: f64,
+    /// The slowed processes left out of the statistics, with their run indices and values; empty
+    /// when they were too many to leave out.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub left_out: Vec<(usize, f64)>,
+}
+
+impl Slowed {
+    /// In words, for the terminal, the HTML and the agreement tables.
+    pub fn describe(&self) -> String {
+        let (k, n, r) = (self.processes, self.of, self.probe_ratio);
+        if self.left_out.is_empty() {
+            format!("the machine ran slower while measured: a speed probe read {r:.1}x its fastest of the run in {k} of {n} processes")
+        } else {
+            format!("{k} of {n} processes left out: the machine ran slower while they measured (speed probe {r:.1}x its fastest)")
+        }
+    }
 }
 
 /// An allocation metric's count per call, over every counted call of every process: exact

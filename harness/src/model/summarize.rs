@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{MetricSummary, Outcome, OutcomeCounts, RunRecord, ScenarioKind, ScenarioSummary, Verdict};
+use super::{MetricSummary, Outcome, OutcomeCounts, RunRecord, ScenarioKind, ScenarioSummary, Slowed, Verdict};
 use crate::stats;
 
 /// Summaries of every scenario in `records`, in name order.
@@ -12,16 +12,17 @@ pub fn summarize_runs(records: &[RunRecord]) -> Vec<ScenarioSummary> {
     for r in records {
         by_name.entry(r.scenario.as_str()).or_default().push(r);
     }
-    by_name.into_values().map(|runs| summarize_scenario(&runs)).collect()
+    let fastest = super::slowed::fastest_probe(records);
+    by_name.into_values().map(|runs| summarize_scenario(&runs, fastest)).collect()
 }
 
-fn summarize_scenario(runs: &[&RunRecord]) -> ScenarioSummary {
+fn summarize_scenario(runs: &[&RunRecord], fastest: Option<f64>) -> ScenarioSummary {
     let first = runs[0];
     let mut counts = OutcomeCounts::default();
     for r in runs {
         counts.add(&r.outcome);
     }
-    let metrics = metric_summaries(runs);
+    let metrics = metric_summaries(runs, fastest);
     let unstable = metrics.iter().any(|m| m.stats.unstable);
     let verdict = match (counts.passed, counts.failures()) {
         (0, 0) => Verdict::Skipped,
@@ -46,7 +47,9 @@ fn summarize_scenario(runs: &[&RunRecord]) -> ScenarioSummary {
     }
 }
 
-fn metric_summaries(runs: &[&RunRecord]) -> Vec<MetricSummary> {
+/// `fastest`: the run's full-speed probe, against which a process's probe says it met a slowed
+/// machine (`slowed.rs`).
+fn metric_summaries(runs: &[&RunRecord], fastest: Option<f64>) -> Vec<MetricSummary> {
     let passed: Vec<&RunRecord> = runs.iter().copied().filter(|r| r.outcome == Outcome::Passed).collect();
     let mut names: Vec<&str> = Vec::new();
     for r in &passed {
@@ -59,8 +62,9 @@ fn metric_summaries(runs: &[&RunRecord]) -> Vec<MetricSummary> {
     names
         .into_iter()
         .filter_map(|name| {
-            let samples: Vec<(usize, &super::MetricSample)> =
+            let mut samples: Vec<(usize, &super::MetricSample)> =
                 passed.iter().filter_map(|r| r.metric(name).map(|m| (r.run_index, m))).collect();
+            let slowed = fastest.and_then(|f| super::slowed::split_slowed(&mut samples, f));
             let proto = samples.first()?.1;
             let values: Vec<f64> = samples.iter().map(|(_, m)| m.value).collect();
             let within: Vec<Vec<f64>> = samples.iter().map(|(_, m)| m.iterations.clone()).collect();
@@ -70,6 +74,12 @@ fn metric_summaries(runs: &[&RunRecord]) -> Vec<MetricSummary> {
             if let Some(why) = samples.iter().find_map(|(_, m)| m.distortion.as_deref()) {
                 summary.unstable = true;
                 let all = summary.unstable_reason.take().into_iter().chain([why.to_owned()]);
+                summary.unstable_reason = Some(all.collect::<Vec<_>>().join("; "));
+            }
+            // Too many processes on a slowed machine to leave out: the number is not the machine's.
+            if let Some(why) = slowed.as_ref().filter(|s| s.left_out.is_empty()).map(Slowed::describe) {
+                summary.unstable = true;
+                let all = summary.unstable_reason.take().into_iter().chain([why]);
                 summary.unstable_reason = Some(all.collect::<Vec<_>>().join("; "));
             }
             if summary.exact && proto.source.is_none() && has_within {
@@ -90,6 +100,7 @@ fn metric_summaries(runs: &[&RunRecord]) -> Vec<MetricSummary> {
                 stats: summary,
                 values: samples.iter().map(|(i, m)| (*i, m.value)).collect(),
                 source: proto.source.clone(),
+                slowed,
             })
         })
         .collect()

@@ -65,6 +65,7 @@ mod tests {
             source: None,
             profile: None,
             distortion: None,
+            speed_probe_ns: None,
         }
     }
 

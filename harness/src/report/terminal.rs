@@ -70,6 +70,28 @@ pub fn leak_list(results: &ResultsFile) -> String {
     format!("leaks (leaked_bytes > 0):\n{}", leaks.concat())
 }
 
+/// One line for the processes left out because the machine ran slower while they measured
+/// (`model/slowed.rs`): how many, from how many rows, how much slower. A row where they were too
+/// many to leave out is `unstable` and says so in its own line.
+pub fn slowed_note(results: &ResultsFile) -> String {
+    let rows: Vec<&crate::model::Slowed> = results
+        .summaries
+        .iter()
+        .flat_map(|s| s.metrics.iter().filter(|m| m.metric == "latency_ns"))
+        .filter_map(|m| m.slowed.as_ref().filter(|s| !s.left_out.is_empty()))
+        .collect();
+    if rows.is_empty() {
+        return String::new();
+    }
+    let left: usize = rows.iter().map(|s| s.left_out.len()).sum();
+    let of: usize = rows.iter().map(|s| s.of).sum();
+    let worst = rows.iter().map(|s| s.probe_ratio).fold(0.0, f64::max);
+    format!(
+        "slowed machine: {left} of {of} processes in {} rows left out, measured while a speed probe read up to {worst:.1}x its fastest (`slowed` in results.json)\n",
+        rows.len()
+    )
+}
+
 /// The summary table as text.
 pub fn summary_table(results: &ResultsFile) -> String {
     let mut rows: Vec<[String; 6]> = vec![["scenario", "metric", "n", "centre ± 95% CI", "CV", "verdict"].map(String::from)];
@@ -125,6 +147,7 @@ pub fn summary_table(results: &ResultsFile) -> String {
         }
     }
     out.push_str(&leak_list(results));
+    out.push_str(&slowed_note(results));
     let totals = results.summaries.iter().fold(crate::model::OutcomeCounts::default(), |mut acc, s| {
         acc.passed += s.counts.passed;
         acc.failed += s.counts.failed;

@@ -42,6 +42,7 @@ const MIN_SAMPLE: Duration = Duration::from_micros(20);
 const SINGLE_CHECKS: usize = 9;
 
 use super::batch_memory as memory;
+use super::speed_probe;
 
 /// Drives one measurement inside its process. See [`Bencher::iter`].
 ///
@@ -58,6 +59,8 @@ pub struct Bencher {
     pub(super) gpu: GpuSettings,
     pub(super) counting: Option<Counting>,
     pub(super) trouble: Option<BenchEnd>,
+    /// The speed probe read before a CPU-timed measurement, for its metrics (`speed_probe.rs`).
+    speed_start: Option<f64>,
 }
 
 /// How a measurement ended, for the child's record.
@@ -81,6 +84,7 @@ impl Bencher {
             gpu: GpuSettings::default(),
             counting: None,
             trouble: None,
+            speed_start: None,
         }
     }
 
@@ -122,6 +126,7 @@ impl Bencher {
         if self.counts_only() {
             return self.count_calls(|| (), |()| f());
         }
+        self.speed_start = Some(speed_probe::read());
         let mut last = None;
         for _ in 0..self.warmup {
             let t = Instant::now();
@@ -167,6 +172,7 @@ impl Bencher {
         if self.counts_only() {
             return self.count_calls(setup, routine);
         }
+        self.speed_start = Some(speed_probe::read());
         let mut last = None;
         for _ in 0..self.warmup {
             let input = setup();
@@ -252,6 +258,7 @@ impl Bencher {
             ));
             return;
         }
+        self.speed_start = Some(speed_probe::read());
         let mut last = None;
         for _ in 0..self.warmup {
             last = Some(f(1));
@@ -299,8 +306,13 @@ impl Bencher {
     }
 
     fn record_latencies(&mut self, per_call: Vec<f64>) {
+        // Read again at the end: the slower of the two says whether the machine slowed at either
+        // end. A measurement that times itself (`iter_timed`: CUDA events) has none.
+        let speed = self.speed_start.take().map(|start| start.max(speed_probe::read()));
+        let mut timed = vec!["latency_ns"];
         for t in self.throughput.clone() {
             let (name, unit, work) = t.rate();
+            timed.push(name);
             // Work per ns is exactly giga-work per second. The process's value is the work over its
             // centre latency, so rate and latency always agree.
             let rates: Vec<f64> = per_call.iter().map(|ns| work / ns).collect();
@@ -311,6 +323,9 @@ impl Bencher {
         // a µs routine) would otherwise move the process's value (docs/statistics.md).
         let value = within_process_centre(&per_call);
         self.push_with_value("latency_ns", Unit::Nanoseconds, Better::Lower, value, per_call);
+        for m in self.metrics.iter_mut().filter(|m| timed.contains(&m.name.as_str())) {
+            m.speed_probe_ns = speed;
+        }
         if let Some(c) = &mut self.counting {
             for m in c.take_sampled() {
                 self.metrics.retain(|x| x.name != m.name);
@@ -355,6 +370,7 @@ impl Bencher {
             source: None,
             profile: None,
             distortion: None,
+            speed_probe_ns: None,
         });
     }
 
@@ -437,6 +453,23 @@ mod tests {
             Duration::from_nanos(10)
         });
         assert_eq!(calls, 3);
+    }
+
+    /// CPU-timed latencies and their rates carry the machine's speed probe; a routine timed by
+    /// its own clock (`iter_timed`: CUDA events) does not, nor a value recorded by hand.
+    #[test]
+    fn cpu_timed_metrics_carry_the_speed_probe() {
+        let mut b = Bencher::new(3, 1);
+        b.throughput(Throughput::Elements(10)).iter(|| black_box(1 + 1));
+        b.record("bytes", Unit::Bytes, 4.0);
+        let probes: Vec<(String, Option<f64>)> = b.into_metrics().into_iter().map(|m| (m.name, m.speed_probe_ns)).collect();
+        assert_eq!(probes.len(), 3, "{probes:?}");
+        for (name, probe) in &probes {
+            assert_eq!(probe.is_some_and(|ns| ns > 0.0), name != "bytes", "{probes:?}");
+        }
+        let mut timed = Bencher::new(3, 0);
+        timed.iter_timed(|| Duration::from_nanos(10));
+        assert!(timed.into_metrics().iter().all(|m| m.speed_probe_ns.is_none()));
     }
 
     /// The recorded per-call latency (ns) of a trivial routine whose setup waits `setup`.

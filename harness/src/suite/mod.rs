@@ -17,6 +17,7 @@ mod bencher;
 mod gpu;
 mod registry;
 mod scenario;
+mod speed_probe;
 
 pub(crate) use bencher::BenchEnd;
 pub use bencher::{Bencher, Throughput};

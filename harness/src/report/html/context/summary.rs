@@ -39,6 +39,8 @@ pub(crate) struct MeasurementCard {
     pub values: Vec<(usize, f64)>,
     /// An allocation metric's count per call, the card's headline.
     pub per_call: Option<String>,
+    /// Processes that met a slowed machine, in words (`model/slowed.rs`).
+    pub slowed: Option<String>,
 }
 
 /// The summary rows and the cards they link to (`m0`, `m1`, ... in summary order).
@@ -86,6 +88,7 @@ pub(super) fn rows_and_cards(summaries: &[ScenarioSummary]) -> (Vec<SummaryRow>,
                 stats: m.stats.clone(),
                 values: m.values.clone(),
                 per_call,
+                slowed: m.slowed.as_ref().map(crate::model::Slowed::describe),
             });
         }
     }

@@ -45,6 +45,7 @@ pub(super) fn record(i: usize, name: &str, kind: ScenarioKind, outcome: Outcome,
                     source: None,
                     profile: None,
                     distortion: None,
+                    speed_probe_ns: None,
                 }]
             })
             .unwrap_or_default(),

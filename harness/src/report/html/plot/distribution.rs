@@ -105,6 +105,7 @@ mod tests {
             stats: crate::stats::summarize(values, None, true, 0.95).unwrap(),
             values: values.iter().copied().enumerate().map(|(i, v)| (i * 2, v)).collect(),
             per_call: None,
+            slowed: None,
         }
     }
 

@@ -65,6 +65,7 @@ mod tests {
             stats: crate::stats::summarize(&values, None, true, 0.95).unwrap(),
             values: values.iter().copied().enumerate().map(|(i, v)| (i * 3, v)).collect(),
             per_call: None,
+            slowed: None,
         };
         let out = sequence(&card);
         assert_eq!(out.matches("<circle").count(), 5);

@@ -72,6 +72,9 @@ fn card(out: &mut String, c: &MeasurementCard, open: bool) {
             e(why)
         ));
     }
+    if let Some(slowed) = &c.slowed {
+        let _ = write!(out, "<p class=\"muted\">Slowed machine: {}.</p>", e(slowed));
+    }
     out.push_str("</details>");
 }
 

@@ -1,0 +1,74 @@
+//! Processes that measured on a slowed machine (the speed probe, `suite/speed_probe.rs`), and
+//! what a row does with them.
+//!
+//! The run's full speed is the 10th percentile of every timed process's probe: low, so a run
+//! spent mostly on a slowed machine still finds its fast moments, and not the minimum, so one
+//! lucky reading does not set it. A process whose probe read over [`SLOWED_FACTOR`] times that
+//! met a slowed machine. Where such processes are the minority of a row they are left out of its
+//! statistics and named: on a VM whose core's neighbour takes its throughput half the time, a
+//! row's 30 processes spread over the run would otherwise mix two machines in proportions set by
+//! chance, `ok` at either speed or between (docs/criterion.md). Where they are the majority too
+//! little of the fast machine is left to stand for the row: every process is kept and the row
+//! is `unstable`, never `ok`.
+
+use super::{MetricSample, Outcome, RunRecord, Slowed};
+use crate::stats::sample::quantile_sorted;
+
+/// A probe over this factor of the run's fastest met a slowed machine. On the VM of
+/// docs/criterion.md the probe read within 10% of its fastest at full speed and 1.5-2.0x it when
+/// slowed; with 5% noise on a steady machine it crosses 1.25x its 10th percentile in under 1% of
+/// processes (this module's tests).
+pub const SLOWED_FACTOR: f64 = 1.25;
+/// The quantile of the run's probes taken as its full speed.
+const FASTEST_QUANTILE: f64 = 0.1;
+
+/// The run's full-speed probe: `None` with fewer than three probes (too few to tell a slowed
+/// machine from a fast moment).
+pub fn fastest_probe(records: &[RunRecord]) -> Option<f64> {
+    let mut probes: Vec<f64> = records
+        .iter()
+        .filter(|r| r.outcome == Outcome::Passed)
+        .filter_map(|r| r.metrics.iter().find_map(|m| m.speed_probe_ns))
+        .filter(|p| p.is_finite() && *p > 0.0)
+        .collect();
+    if probes.len() < 3 {
+        return None;
+    }
+    probes.sort_by(f64::total_cmp);
+    Some(quantile_sorted(&probes, FASTEST_QUANTILE))
+}
+
+/// Splits a row's `(run index, sample)` pairs: the slowed ones are removed from `samples` when
+/// they are the minority (at least two processes and as many as were slowed stay); the returned
+/// [`Slowed`] names them. `None` when no process met a slowed machine.
+pub(super) fn split_slowed(samples: &mut Vec<(usize, &MetricSample)>, fastest: f64) -> Option<Slowed> {
+    let slow = |m: &MetricSample| m.speed_probe_ns.is_some_and(|p| p > SLOWED_FACTOR * fastest);
+    let mut ratios: Vec<f64> = samples
+        .iter()
+        .filter(|(_, m)| slow(m))
+        .filter_map(|(_, m)| m.speed_probe_ns.map(|p| p / fastest))
+        .collect();
+    let (k, n) = (ratios.len(), samples.len());
+    if k == 0 {
+        return None;
+    }
+    ratios.sort_by(f64::total_cmp);
+    let leave_out = n - k >= 2 && n - k >= k;
+    let left_out = if leave_out {
+        let out = samples.iter().filter(|(_, m)| slow(m)).map(|(i, m)| (*i, m.value)).collect();
+        samples.retain(|(_, m)| !slow(m));
+        out
+    } else {
+        Vec::new()
+    };
+    Some(Slowed {
+        processes: k,
+        of: n,
+        probe_ratio: quantile_sorted(&ratios, 0.5),
+        left_out,
+    })
+}
+
+#[cfg(test)]
+#[path = "slowed_tests.rs"]
+mod tests;

@@ -1,0 +1,154 @@
+use rand::Rng;
+
+use super::super::{RunRecord, summarize_runs};
+use crate::stats::testutil::{normal, rng};
+
+/// One passed process of `scenario` whose latency was `value` and whose probe read `probe`.
+fn process(i: usize, scenario: &str, value: f64, probe: Option<f64>) -> RunRecord {
+    serde_json::from_value(serde_json::json!({"run_index": i, "scenario": scenario, "kind": "measure",
+        "repetition": i, "outcome": {"status": "passed"}, "wall_ns": 1, "started_ms": 0.0,
+        "metrics": [{"name": "latency_ns", "unit": "ns", "better": "lower", "value": value,
+            "speed_probe_ns": probe}]}))
+    .expect("a record parses")
+}
+
+/// A steady row `fast` of 10 processes sets the run's full speed. Row `mixed`: 7 processes at
+/// full speed (1 000 ns) and 3 on a 1.8x slower machine (1 800 ns): the three are left out and
+/// named, the centre is the full-speed one, and the row is not flagged for it.
+#[test]
+fn a_minority_of_slowed_processes_is_left_out_and_named() {
+    let mut records: Vec<RunRecord> = (0..10)
+        .map(|i| process(i, "fast", 50.0 + i as f64, Some(25_000.0 + i as f64)))
+        .collect();
+    for i in 0..10 {
+        let slowed = i % 3 == 1;
+        let (value, probe) = if slowed {
+            (1_800.0, 45_000.0)
+        } else {
+            (1_000.0 + i as f64, 25_100.0)
+        };
+        records.push(process(10 + i, "mixed", value, Some(probe)));
+    }
+    let summaries = summarize_runs(&records);
+    let mixed = &summaries.iter().find(|s| s.scenario == "mixed").expect("row").metrics[0];
+    let slowed = mixed.slowed.as_ref().expect("slowed processes named");
+    assert_eq!((slowed.processes, slowed.of, slowed.left_out.len()), (3, 10, 3));
+    assert!((slowed.probe_ratio - 1.8).abs() < 0.01, "{slowed:?}");
+    assert_eq!(slowed.left_out.iter().map(|(i, _)| *i).collect::<Vec<_>>(), vec![11, 14, 17]);
+    assert_eq!((mixed.stats.n, mixed.values.len()), (7, 7));
+    assert!(mixed.stats.center_value < 1_010.0, "{}", mixed.stats.center_value);
+    assert!(!mixed.stats.unstable, "{:?}", mixed.stats.unstable_reason);
+    assert!(slowed.describe().starts_with("3 of 10 processes left out"), "{}", slowed.describe());
+    let fast = &summaries.iter().find(|s| s.scenario == "fast").expect("row").metrics[0];
+    assert_eq!((fast.slowed.as_ref(), fast.stats.n), (None, 10));
+}
+
+/// Four of six processes slowed: too few at full speed to stand for the row, so every process is
+/// kept and the row is `unstable` with the reason.
+#[test]
+fn a_majority_of_slowed_processes_is_kept_and_flagged() {
+    let mut records: Vec<RunRecord> = (0..10).map(|i| process(i, "fast", 50.0, Some(25_000.0))).collect();
+    for i in 0..6 {
+        let probe = if i < 4 { 42_000.0 } else { 25_000.0 };
+        records.push(process(10 + i, "mostly_slow", 1_000.0 + i as f64, Some(probe)));
+    }
+    let summaries = summarize_runs(&records);
+    let row = &summaries.iter().find(|s| s.scenario == "mostly_slow").expect("row").metrics[0];
+    let slowed = row.slowed.as_ref().expect("named");
+    assert_eq!((slowed.processes, slowed.of, slowed.left_out.len(), row.stats.n), (4, 6, 0, 6));
+    assert!(row.stats.unstable);
+    let why = row.stats.unstable_reason.as_deref().unwrap_or("");
+    assert!(
+        why.contains("the machine ran slower while measured") && why.contains("4 of 6"),
+        "{why}"
+    );
+    assert_eq!(
+        summaries.iter().find(|s| s.scenario == "mostly_slow").map(|s| s.verdict),
+        Some(super::super::Verdict::Unstable)
+    );
+}
+
+/// Without probes (counted metrics, old results, `iter_timed`) nothing changes; fewer than three
+/// probes in the run set no full speed.
+#[test]
+fn rows_without_probes_are_untouched() {
+    let records: Vec<RunRecord> = (0..5).map(|i| process(i, "a", 1_000.0 * (1 + i % 2) as f64, None)).collect();
+    let row = &summarize_runs(&records)[0].metrics[0];
+    assert_eq!((row.slowed.as_ref(), row.stats.n), (None, 5));
+    let two: Vec<RunRecord> = (0..2).map(|i| process(i, "a", 1_000.0, Some(25_000.0 * (1 + i) as f64))).collect();
+    assert_eq!(super::fastest_probe(&two), None);
+}
+
+/// The simulation behind the rule (seeded). Rows of 30 processes, values and probes with 5%
+/// lognormal noise.
+/// - Steady machine: under 1% of processes are left out.
+/// - A machine slowed 1.7x for 40% of the processes (probe and code alike): every row whose
+///   slowed processes are the minority has its centre within 5% of the full-speed value, where
+///   keeping every process puts it over 15% above in 9 rows of 10; the others are flagged.
+#[test]
+fn slowed_sim_leaves_out_the_slowed_machine_and_little_else() {
+    let mut r = rng(2026_12_06);
+    let noisy = |r: &mut rand_chacha::ChaCha8Rng, x: f64| x * (0.05 * normal(r)).exp();
+    let rows = 100;
+    let mut steady = Vec::new();
+    for row in 0..rows {
+        for p in 0..30 {
+            let probe = noisy(&mut r, 25_000.0);
+            steady.push(process(row * 30 + p, &format!("row{row:03}"), noisy(&mut r, 1_000.0), Some(probe)));
+        }
+    }
+    let left_out: usize = summarize_runs(&steady)
+        .iter()
+        .filter_map(|s| s.metrics[0].slowed.as_ref())
+        .map(|s| s.left_out.len())
+        .sum();
+    assert!(
+        left_out * 100 < rows * 30,
+        "{left_out} of {} processes left out on a steady machine",
+        rows * 30
+    );
+
+    let mut mixed = Vec::new();
+    for row in 0..rows {
+        for p in 0..30 {
+            let factor = if r.random_bool(0.4) { 1.7 } else { 1.0 };
+            let probe = noisy(&mut r, 25_000.0 * factor);
+            mixed.push(process(
+                row * 30 + p,
+                &format!("row{row:03}"),
+                noisy(&mut r, 1_000.0 * factor),
+                Some(probe),
+            ));
+        }
+    }
+    let summaries = summarize_runs(&mixed);
+    let (mut kept_all_off, mut flagged) = (0, 0);
+    for s in &summaries {
+        let m = &s.metrics[0];
+        if m.slowed.as_ref().is_some_and(|s| s.left_out.is_empty()) {
+            flagged += 1;
+            assert!(m.stats.unstable, "{}: the slowed majority kept, not flagged", s.scenario);
+        } else {
+            assert!(
+                (m.stats.center_value / 1_000.0 - 1.0).abs() < 0.05,
+                "{}: {}",
+                s.scenario,
+                m.stats.center_value
+            );
+        }
+        let all: Vec<f64> = m
+            .values
+            .iter()
+            .map(|v| v.1)
+            .chain(m.slowed.iter().flat_map(|s| s.left_out.iter().map(|v| v.1)))
+            .collect();
+        let geo = (all.iter().map(|x| x.ln()).sum::<f64>() / all.len() as f64).exp();
+        kept_all_off += usize::from(geo > 1_150.0);
+    }
+    assert!(
+        kept_all_off * 10 > rows * 9,
+        "keeping every process is off by over 15% in only {kept_all_off} of {rows} rows"
+    );
+    // P(over 15 of 30 slowed) at 0.4 is 10%: those rows are flagged, not quietly wrong.
+    assert!(flagged * 5 < rows, "{flagged} of {rows} rows flagged");
+}
