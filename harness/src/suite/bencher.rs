@@ -306,9 +306,11 @@ impl Bencher {
     }
 
     fn record_latencies(&mut self, per_call: Vec<f64>) {
-        // Read again at the end: the slower of the two says whether the machine slowed at either
-        // end. A measurement that times itself (`iter_timed`: CUDA events) has none.
-        let speed = self.speed_start.take().map(|start| start.max(speed_probe::read()));
+        // Read again at the end and keep the faster: the machine counts as slowed only when it
+        // was at both ends. An end reading alone ran 1.4x slow right after some routines
+        // (unicode-segmentation's chars/scalar) that had themselves run at full speed. A
+        // measurement that times itself (`iter_timed`: CUDA events) has none.
+        let speed = self.speed_start.take().map(|start| start.min(speed_probe::read()));
         let mut timed = vec!["latency_ns"];
         for t in self.throughput.clone() {
             let (name, unit, work) = t.rate();
