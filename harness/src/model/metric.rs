@@ -113,9 +113,9 @@ pub struct MetricSample {
     /// size); such a row is `unstable`, never `ok`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub distortion: Option<String>,
-    /// A CPU-timed metric: the faster of the machine's speed probe at the measurement's start
-    /// and end (`suite/speed_probe.rs`), in ns; a process whose probe ran slow against the run's
-    /// fastest measured on a slowed machine.
+    /// A CPU-timed metric: the machine's speed probe at the measurement's start and end
+    /// (`suite/speed_probe.rs`), in ns; a process whose probe ran slow against the run's fastest
+    /// measured on a slowed machine (`model/slowed.rs`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub speed_probe_ns: Option<f64>,
+    pub speed_probe_ns: Option<[f64; 2]>,
 }

@@ -38,5 +38,5 @@ pub use record::{EnvChange, ProcessFacts, RunRecord, ScenarioKind};
 pub use results::{
     CounterMeta, FORMAT_VERSION, MetricSummary, PerCall, PlanInfo, ResultsFile, RunMeta, ScenarioSummary, ShardOrigin, Slowed, Verdict,
 };
-pub use slowed::{SLOWED_FACTOR, fastest_probe};
+pub use slowed::{SLOWED_FACTOR, SLOWED_ONE_END, fastest_probe};
 pub use summarize::summarize_runs;

@@ -3,8 +3,13 @@ use rand::Rng;
 use super::super::{RunRecord, summarize_runs};
 use crate::stats::testutil::{normal, rng};
 
-/// One passed process of `scenario` whose latency was `value` and whose probe read `probe`.
+/// One passed process of `scenario` whose latency was `value` and whose probe read `probe` at
+/// both ends.
 fn process(i: usize, scenario: &str, value: f64, probe: Option<f64>) -> RunRecord {
+    process_ends(i, scenario, value, probe.map(|p| [p, p]))
+}
+
+fn process_ends(i: usize, scenario: &str, value: f64, probe: Option<[f64; 2]>) -> RunRecord {
     serde_json::from_value(serde_json::json!({"run_index": i, "scenario": scenario, "kind": "measure",
         "repetition": i, "outcome": {"status": "passed"}, "wall_ns": 1, "started_ms": 0.0,
         "metrics": [{"name": "latency_ns", "unit": "ns", "better": "lower", "value": value,
@@ -33,7 +38,7 @@ fn a_minority_of_slowed_processes_is_left_out_and_named() {
     let mixed = &summaries.iter().find(|s| s.scenario == "mixed").expect("row").metrics[0];
     let slowed = mixed.slowed.as_ref().expect("slowed processes named");
     assert_eq!((slowed.processes, slowed.of, slowed.left_out.len()), (3, 10, 3));
-    assert!((slowed.probe_ratio - 1.8).abs() < 0.01, "{slowed:?}");
+    assert!((slowed.probe_ratio - 45_000.0 / 25_000.0).abs() < 0.01, "{slowed:?}");
     assert_eq!(slowed.left_out.iter().map(|(i, _)| *i).collect::<Vec<_>>(), vec![11, 14, 17]);
     assert_eq!((mixed.stats.n, mixed.values.len()), (7, 7));
     assert!(mixed.stats.center_value < 1_010.0, "{}", mixed.stats.center_value);
@@ -41,6 +46,30 @@ fn a_minority_of_slowed_processes_is_left_out_and_named() {
     assert!(slowed.describe().starts_with("3 of 10 processes left out"), "{}", slowed.describe());
     let fast = &summaries.iter().find(|s| s.scenario == "fast").expect("row").metrics[0];
     assert_eq!((fast.slowed.as_ref(), fast.stats.n), (None, 10));
+}
+
+/// One slow end reading counts only well past what the code just run can do to it: 1.36x at
+/// the end is not a slowed machine, 1.8x is, as are both ends at 1.3x.
+#[test]
+fn one_slow_end_counts_past_the_one_end_factor() {
+    let mut records: Vec<RunRecord> = (0..10).map(|i| process(i, "fast", 50.0, Some(25_000.0))).collect();
+    let ends = [
+        [25_000.0, 34_000.0],
+        [25_000.0, 45_000.0],
+        [32_500.0, 32_500.0],
+        [25_000.0, 25_000.0],
+    ];
+    for (i, e) in ends.iter().cycle().take(12).enumerate() {
+        records.push(process_ends(10 + i, "row", 1_000.0, Some(*e)));
+    }
+    let summaries = summarize_runs(&records);
+    let slowed = summaries
+        .iter()
+        .find(|s| s.scenario == "row")
+        .and_then(|s| s.metrics[0].slowed.clone())
+        .expect("named");
+    let out: Vec<usize> = slowed.left_out.iter().map(|(i, _)| (i - 10) % 4).collect();
+    assert_eq!((slowed.processes, out.iter().all(|k| *k == 1 || *k == 2)), (6, true), "{slowed:?}");
 }
 
 /// Four of six processes slowed: too few at full speed to stand for the row, so every process is
@@ -93,8 +122,13 @@ fn slowed_sim_leaves_out_the_slowed_machine_and_little_else() {
     let mut steady = Vec::new();
     for row in 0..rows {
         for p in 0..30 {
-            let probe = noisy(&mut r, 25_000.0);
-            steady.push(process(row * 30 + p, &format!("row{row:03}"), noisy(&mut r, 1_000.0), Some(probe)));
+            let probe = [noisy(&mut r, 25_000.0), noisy(&mut r, 25_000.0)];
+            steady.push(process_ends(
+                row * 30 + p,
+                &format!("row{row:03}"),
+                noisy(&mut r, 1_000.0),
+                Some(probe),
+            ));
         }
     }
     let left_out: usize = summarize_runs(&steady)

@@ -306,11 +306,9 @@ impl Bencher {
     }
 
     fn record_latencies(&mut self, per_call: Vec<f64>) {
-        // Read again at the end and keep the faster: the machine counts as slowed only when it
-        // was at both ends. An end reading alone ran 1.4x slow right after some routines
-        // (unicode-segmentation's chars/scalar) that had themselves run at full speed. A
+        // Read again at the end: the machine may have changed speed during the measurement. A
         // measurement that times itself (`iter_timed`: CUDA events) has none.
-        let speed = self.speed_start.take().map(|start| start.min(speed_probe::read()));
+        let speed = self.speed_start.take().map(|start| [start, speed_probe::read()]);
         let mut timed = vec!["latency_ns"];
         for t in self.throughput.clone() {
             let (name, unit, work) = t.rate();
@@ -464,10 +462,10 @@ mod tests {
         let mut b = Bencher::new(3, 1);
         b.throughput(Throughput::Elements(10)).iter(|| black_box(1 + 1));
         b.record("bytes", Unit::Bytes, 4.0);
-        let probes: Vec<(String, Option<f64>)> = b.into_metrics().into_iter().map(|m| (m.name, m.speed_probe_ns)).collect();
+        let probes: Vec<(String, Option<[f64; 2]>)> = b.into_metrics().into_iter().map(|m| (m.name, m.speed_probe_ns)).collect();
         assert_eq!(probes.len(), 3, "{probes:?}");
         for (name, probe) in &probes {
-            assert_eq!(probe.is_some_and(|ns| ns > 0.0), name != "bytes", "{probes:?}");
+            assert_eq!(probe.is_some_and(|ns| ns[0] > 0.0 && ns[1] > 0.0), name != "bytes", "{probes:?}");
         }
         let mut timed = Bencher::new(3, 0);
         timed.iter_timed(|| Duration::from_nanos(10));
