@@ -70,26 +70,46 @@ pub fn leak_list(results: &ResultsFile) -> String {
     format!("leaks (leaked_bytes > 0):\n{}", leaks.concat())
 }
 
-/// One line for the processes left out because the machine ran slower while they measured
-/// (`model/slowed.rs`): how many, from how many rows, how much slower. A row where they were too
-/// many to leave out is `unstable` and says so in its own line.
+/// The processes that met a slowed machine (`model/slowed.rs`), one line each way: those left out
+/// of their rows (how many, from how many rows, how much slower), and the rows measured mostly on
+/// the slowed machine, whose own `unstable` lines give the figures. When that is most of the run's
+/// rows the machine is named as the cause, not the code: every number of the run is in doubt.
 pub fn slowed_note(results: &ResultsFile) -> String {
-    let rows: Vec<&crate::model::Slowed> = results
+    let slowed: Vec<&crate::model::Slowed> = results
         .summaries
         .iter()
         .flat_map(|s| s.metrics.iter().filter(|m| m.metric == "latency_ns"))
-        .filter_map(|m| m.slowed.as_ref().filter(|s| !s.left_out.is_empty()))
+        .filter_map(|m| m.slowed.as_ref())
         .collect();
-    if rows.is_empty() {
-        return String::new();
+    let rows = results
+        .summaries
+        .iter()
+        .filter(|s| s.metrics.iter().any(|m| m.metric == "latency_ns"))
+        .count();
+    let (left, kept): (Vec<_>, Vec<_>) = slowed.into_iter().partition(|s| !s.left_out.is_empty());
+    let mut out = String::new();
+    if !left.is_empty() {
+        let n: usize = left.iter().map(|s| s.left_out.len()).sum();
+        let of: usize = left.iter().map(|s| s.of).sum();
+        let worst = left.iter().map(|s| s.probe_ratio).fold(0.0, f64::max);
+        out.push_str(&format!(
+            "slowed machine: {n} of {of} processes in {} rows left out, measured while a speed probe read up to {worst:.1}x its fastest (`slowed` in results.json)\n",
+            left.len()
+        ));
     }
-    let left: usize = rows.iter().map(|s| s.left_out.len()).sum();
-    let of: usize = rows.iter().map(|s| s.of).sum();
-    let worst = rows.iter().map(|s| s.probe_ratio).fold(0.0, f64::max);
-    format!(
-        "slowed machine: {left} of {of} processes in {} rows left out, measured while a speed probe read up to {worst:.1}x its fastest (`slowed` in results.json)\n",
-        rows.len()
-    )
+    if !kept.is_empty() {
+        let most = 2 * kept.len() > rows;
+        out.push_str(&format!(
+            "slowed machine: {} of {rows} rows measured mostly while the machine ran slower than its fastest in this run; they are unstable{}\n",
+            kept.len(),
+            if most {
+                ": the machine, not the code, moved this run's numbers; re-run on a quiet machine, or compare counts (--counters), which do not depend on its speed"
+            } else {
+                ""
+            }
+        ));
+    }
+    out
 }
 
 /// The summary table as text.
@@ -252,5 +272,38 @@ mod tests {
         assert_eq!(format_value(3796.0, &Unit::Nanoseconds), "3796 ns");
         assert_eq!(format_value(2.5e9, &Unit::Nanoseconds), "2.50 s");
         assert_eq!(format_value(243.4, &Unit::GBytesPerSec), "243 GB/s");
+    }
+
+    /// Rows of 6 processes: `a` with one slowed (left out), `b` and `c` with four (kept,
+    /// unstable). One line counts the left out, one the rows kept; when those are most of the
+    /// rows, the line names the machine as the cause.
+    #[test]
+    fn the_slowed_machine_gets_a_line_for_what_was_left_out_and_one_for_what_was_not() {
+        use crate::model::{Outcome, ScenarioKind};
+        use crate::report::html::context::test_helpers::{record, results};
+        let mut runs = Vec::new();
+        for (row, slowed) in [("a", 1), ("b", 4), ("c", 4)] {
+            for i in 0..6 {
+                let mut r = record(runs.len(), row, ScenarioKind::Measure, Outcome::Passed, Some(1_000.0));
+                let p = if i < slowed { 50_000.0 } else { 25_000.0 };
+                r.metrics[0].speed_probe_ns = Some([p, p]);
+                runs.push(r);
+            }
+        }
+        let note = slowed_note(&results(runs));
+        let lines: Vec<&str> = note.lines().collect();
+        assert_eq!(lines.len(), 2, "{note}");
+        assert!(
+            lines[0].starts_with("slowed machine: 1 of 6 processes in 1 rows left out") && lines[0].contains("2.0x"),
+            "{note}"
+        );
+        assert!(
+            lines[1].starts_with("slowed machine: 2 of 3 rows measured mostly") && lines[1].contains("the machine, not the code"),
+            "{note}"
+        );
+        let quiet: Vec<_> = (0..6)
+            .map(|i| record(i, "q", ScenarioKind::Measure, Outcome::Passed, Some(1_000.0)))
+            .collect();
+        assert_eq!(slowed_note(&results(quiet)), "");
     }
 }

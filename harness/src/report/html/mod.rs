@@ -8,7 +8,7 @@
 //! binary, whose one command writes no detect or compare files) only the run's sections are
 //! built: `inputs` and the detect and compare sections are left out.
 
-mod context;
+pub(crate) mod context;
 mod escape;
 #[cfg(feature = "cli")]
 mod inputs;

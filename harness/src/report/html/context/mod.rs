@@ -12,7 +12,7 @@ mod report;
 mod run;
 mod summary;
 #[cfg(test)]
-mod test_helpers;
+pub(crate) mod test_helpers;
 
 #[cfg(feature = "cli")]
 pub(crate) use compare::CompareContext;

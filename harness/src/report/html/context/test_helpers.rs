@@ -26,7 +26,7 @@ fn meta() -> RunMeta {
 }
 
 /// Run `i` of `name`, with one `latency_ns` metric of `value` when given.
-pub(super) fn record(i: usize, name: &str, kind: ScenarioKind, outcome: Outcome, value: Option<f64>) -> RunRecord {
+pub(crate) fn record(i: usize, name: &str, kind: ScenarioKind, outcome: Outcome, value: Option<f64>) -> RunRecord {
     RunRecord {
         run_index: i,
         scenario: name.into(),
@@ -60,7 +60,7 @@ pub(super) fn record(i: usize, name: &str, kind: ScenarioKind, outcome: Outcome,
 }
 
 /// A finished results file of `runs`, summarized.
-pub(super) fn results(runs: Vec<RunRecord>) -> ResultsFile {
+pub(crate) fn results(runs: Vec<RunRecord>) -> ResultsFile {
     ResultsFile {
         meta: meta(),
         summaries: summarize_runs(&runs),
