@@ -1,15 +1,15 @@
 //! Processes that measured on a slowed machine (the speed probe, `suite/speed_probe.rs`), and
 //! what a row does with them.
 //!
-//! The run's full speed is the 10th percentile of every timed process's faster reading: low, so a run
-//! spent mostly on a slowed machine still finds its fast moments, and not the minimum, so one
-//! lucky reading does not set it. A process whose readings were both over [`SLOWED_FACTOR`]
-//! times that, or one over [`SLOWED_ONE_END`], met a slowed machine. Where such processes are the minority of a row they are left out of its
-//! statistics and named: on a VM whose core's neighbour takes its throughput half the time, a
-//! row's 30 processes spread over the run would otherwise mix two machines in proportions set by
-//! chance, `ok` at either speed or between (docs/criterion.md). Where they are the majority too
-//! little of the fast machine is left to stand for the row: every process is kept and the row
-//! is `unstable`, never `ok`.
+//! The run's full speed is the 10th percentile of every timed process's faster reading: low, so
+//! a run spent mostly on a slowed machine still finds its fast moments, and not the minimum, so
+//! one lucky reading does not set it. A process whose readings were both over [`SLOWED_FACTOR`]
+//! times that, or one over [`SLOWED_ONE_END`], met a slowed machine. Where such processes are
+//! the minority of a row they are left out of its statistics and named: on a VM whose core's
+//! neighbour takes its throughput half the time, a row's 30 processes spread over the run would
+//! otherwise mix two machines in proportions set by chance, `ok` at either speed or between
+//! (docs/criterion.md). Where they are the majority too little of the fast machine is left to
+//! stand for the row: every process is kept and the row is `unstable`, never `ok`.
 
 use super::{MetricSample, Outcome, RunRecord, Slowed};
 use crate::stats::sample::quantile_sorted;

@@ -72,15 +72,11 @@ fn metric_summaries(runs: &[&RunRecord], fastest: Option<f64>) -> Vec<MetricSumm
             let mut summary = stats::summarize(&values, has_within.then_some(within.as_slice()), proto.unit.is_ratio_scale(), 0.95).ok()?;
             // The method's own distortion (a batch that changes the per-call time) is never `ok`.
             if let Some(why) = samples.iter().find_map(|(_, m)| m.distortion.as_deref()) {
-                summary.unstable = true;
-                let all = summary.unstable_reason.take().into_iter().chain([why.to_owned()]);
-                summary.unstable_reason = Some(all.collect::<Vec<_>>().join("; "));
+                flag(&mut summary, why.to_owned());
             }
             // Too many processes on a slowed machine to leave out: the number is not the machine's.
             if let Some(why) = slowed.as_ref().filter(|s| s.left_out.is_empty()).map(Slowed::describe) {
-                summary.unstable = true;
-                let all = summary.unstable_reason.take().into_iter().chain([why]);
-                summary.unstable_reason = Some(all.collect::<Vec<_>>().join("; "));
+                flag(&mut summary, why);
             }
             if summary.exact && proto.source.is_none() && has_within {
                 resolve_a_tick(&mut summary, &within);
@@ -104,6 +100,13 @@ fn metric_summaries(runs: &[&RunRecord], fastest: Option<f64>) -> Vec<MetricSumm
             })
         })
         .collect()
+}
+
+/// Marks a summary `unstable`, adding `why` to its reasons.
+fn flag(summary: &mut crate::stats::Summary, why: String) {
+    summary.unstable = true;
+    let all = summary.unstable_reason.take().into_iter().chain([why]);
+    summary.unstable_reason = Some(all.collect::<Vec<_>>().join("; "));
 }
 
 /// A timed value is never exact. Processes that agree to the nanosecond while their samples vary

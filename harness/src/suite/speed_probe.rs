@@ -4,10 +4,10 @@
 //! at one of several speeds, 1.6-1.8x apart, switching over milliseconds to seconds. A process's
 //! samples then agree with each other at whichever speed it met, and nothing inside the
 //! measurement shows it. The probe is eight independent chains of rotate-xor-add, bound by the
-//! core's throughput as most benchmarked code is: in `docs/criterion.md` (2026-12-06) it read
-//! 1.8x slower in the same processes where a unicode-segmentation routine ran 1.8x slower, while
-//! a one-chain (latency-bound) loop read the same in both. `model::summarize` compares each
-//! process's probe with the run's fastest and leaves out processes measured on a slowed machine.
+//! core's throughput as most benchmarked code is: it read 1.79x slower in the samples where
+//! unicode-segmentation's grapheme iterator ran 1.82x slower, while a one-chain (latency-bound)
+//! loop read 1.02x (docs/speed-probe-2026-12-06/). `model/slowed.rs` compares each process's
+//! readings with the run's fastest and leaves out processes measured on a slowed machine.
 
 use std::hint::black_box;
 use std::time::Instant;
