@@ -37,11 +37,6 @@ impl Throughput {
 /// cost (tens of ns) stay below 0.5% of every sample.
 const MIN_SAMPLE: Duration = Duration::from_micros(20);
 
-/// One-call samples taken after a batched `iter_batched` to check the batch did not change
-/// the per-call time.
-const SINGLE_CHECKS: usize = 9;
-
-use super::batch_memory as memory;
 use super::speed_probe;
 
 /// Drives one measurement inside its process. See [`Bencher::iter`].
@@ -60,7 +55,7 @@ pub struct Bencher {
     pub(super) counting: Option<Counting>,
     pub(super) trouble: Option<BenchEnd>,
     /// The speed probe read before a CPU-timed measurement, for its metrics (`speed_probe.rs`).
-    speed_start: Option<f64>,
+    pub(super) speed_start: Option<f64>,
 }
 
 /// How a measurement ended, for the child's record.
@@ -148,85 +143,6 @@ impl Bencher {
         self.record_latencies(per_call);
     }
 
-    /// Like [`iter`](Self::iter), for a routine that consumes its input (sorts a vector, drains
-    /// a queue): `setup` makes a fresh input for every call and is not timed.
-    ///
-    /// The rule, and why: a fast routine is timed in batches as in `iter`, each batch's inputs
-    /// made before its clock starts and its outputs dropped after the clock stops (as criterion
-    /// does). A batch is bounded by memory as well as time: its live inputs and outputs stay
-    /// within 256 KiB (`BATCH_BYTES`, an L2 cache), so a batch never evicts the cache a
-    /// one-call sample would find, and a process never holds more than about one input beyond
-    /// that budget. An input's bytes are `size_of` of input and output plus the resident-memory
-    /// growth of building a probe of inputs (Linux; heap the type does not show). An input larger
-    /// than the budget is timed one call a sample, as criterion times `PerIteration`. After the
-    /// batched samples a few one-call samples check that the per-call time does not depend on the
-    /// batch size; where it does, the metric says so and the row is `unstable`.
-    pub fn iter_batched<I, R>(&mut self, setup: impl FnMut() -> I, routine: impl FnMut(I) -> R) {
-        self.iter_batched_at_most(usize::MAX, setup, routine);
-    }
-
-    /// [`iter_batched`](Self::iter_batched) with at most `inputs` inputs (and outputs) alive at
-    /// once besides the memory bound: a batch is at most `inputs` calls, and `1` times every call
-    /// alone (then the clock's own cost, tens of ns, is in each sample).
-    pub fn iter_batched_at_most<I, R>(&mut self, inputs: usize, mut setup: impl FnMut() -> I, mut routine: impl FnMut(I) -> R) {
-        if self.counts_only() {
-            return self.count_calls(setup, routine);
-        }
-        self.speed_start = Some(speed_probe::read());
-        let mut last = None;
-        for _ in 0..self.warmup {
-            let input = setup();
-            let t = Instant::now();
-            let output = black_box(routine(black_box(input)));
-            last = Some(t.elapsed());
-            drop(output);
-        }
-        let mut batch = (batch_size(last) as usize).min(inputs.max(1));
-        let wanted = batch;
-        if batch > 1 {
-            batch = batch.min(memory::inputs_within_budget::<I, R>(&mut setup, batch));
-        }
-        let mut per_call = Vec::with_capacity(self.iterations);
-        let mut outputs = Vec::with_capacity(batch);
-        for _ in 0..self.iterations {
-            let inputs: Vec<I> = (0..batch).map(|_| setup()).collect();
-            self.sample_start();
-            let t = Instant::now();
-            // As criterion's batches: the outputs go into a vector the optimiser cannot see
-            // through (black-boxed after the clock), not through a black box per call, whose
-            // store and reload cost a 10 ns routine (dary_heap's `pop` on 10 elements) a third.
-            outputs.extend(inputs.into_iter().map(&mut routine));
-            let elapsed = t.elapsed();
-            black_box(&mut outputs);
-            self.sample_end(batch as u64);
-            per_call.push(elapsed.as_nanos() as f64 / batch as f64);
-            outputs.clear();
-        }
-        let distortion = if batch > 1 {
-            let single = (0..SINGLE_CHECKS)
-                .map(|_| {
-                    let input = setup();
-                    let t = Instant::now();
-                    let output = black_box(routine(black_box(input)));
-                    let ns = t.elapsed().as_nanos() as f64;
-                    drop(output);
-                    ns
-                })
-                .collect::<Vec<_>>();
-            memory::batch_distortion(&per_call, &single, batch)
-        } else if wanted > 1 {
-            memory::one_call_distortion(&per_call)
-        } else {
-            None
-        };
-        self.record_latencies(per_call);
-        if let Some(reason) = distortion
-            && let Some(m) = self.metrics.iter_mut().find(|m| m.name == "latency_ns")
-        {
-            m.distortion = Some(reason);
-        }
-    }
-
     /// Like [`iter`](Self::iter), but `f` times itself (CUDA events, an external clock) and
     /// returns the duration of one iteration. Counted like `iter` (the returned durations are
     /// dropped in a process that only counts).
@@ -269,7 +185,7 @@ impl Bencher {
     }
 
     /// Under Callgrind: count each call of `routine` alone, inputs from `setup` made outside.
-    fn count_calls<I, R>(&mut self, setup: impl FnMut() -> I, routine: impl FnMut(I) -> R) {
+    pub(super) fn count_calls<I, R>(&mut self, setup: impl FnMut() -> I, routine: impl FnMut(I) -> R) {
         if matches!(self.counting, Some(Counting::Allocs(_))) {
             return super::alloc_counting::count(self, setup, routine);
         }
@@ -288,7 +204,7 @@ impl Bencher {
     }
 
     #[inline(always)]
-    fn sample_start(&mut self) {
+    pub(super) fn sample_start(&mut self) {
         if let Some(c) = &mut self.counting
             && let Err(e) = c.sample_start()
         {
@@ -297,7 +213,7 @@ impl Bencher {
     }
 
     #[inline(always)]
-    fn sample_end(&mut self, calls: u64) {
+    pub(super) fn sample_end(&mut self, calls: u64) {
         if let Some(c) = &mut self.counting
             && let Err(e) = c.sample_end(calls)
         {
@@ -305,7 +221,7 @@ impl Bencher {
         }
     }
 
-    fn record_latencies(&mut self, per_call: Vec<f64>) {
+    pub(super) fn record_latencies(&mut self, per_call: Vec<f64>) {
         // Read again at the end: the machine may have changed speed during the measurement. A
         // measurement that times itself (`iter_timed`: CUDA events) has none.
         let speed = self.speed_start.take().map(|start| [start, speed_probe::read()]);
@@ -393,7 +309,7 @@ impl Bencher {
 
 /// Calls per timed sample: enough that a sample lasts [`MIN_SAMPLE`], judged by the last
 /// warm-up call; one call when there was no warm-up or the call is slow enough alone.
-fn batch_size(last_warmup: Option<Duration>) -> u64 {
+pub(super) fn batch_size(last_warmup: Option<Duration>) -> u64 {
     match last_warmup {
         Some(last) if last < MIN_SAMPLE => (MIN_SAMPLE.as_nanos() / last.as_nanos().max(1) + 1).min(1 << 20) as u64,
         _ => 1,
@@ -470,92 +386,6 @@ mod tests {
         let mut timed = Bencher::new(3, 0);
         timed.iter_timed(|| Duration::from_nanos(10));
         assert!(timed.into_metrics().iter().all(|m| m.speed_probe_ns.is_none()));
-    }
-
-    /// The recorded per-call latency (ns) of a trivial routine whose setup waits `setup`.
-    fn batched_latency(iterations: usize, warmup: usize, setup: impl Fn()) -> (Vec<f64>, usize, usize) {
-        let (mut setups, mut calls) = (0, 0);
-        let mut b = Bencher::new(iterations, warmup);
-        b.iter_batched(
-            || {
-                setup();
-                setups += 1;
-                vec![3u8, 1, 2]
-            },
-            |mut v| {
-                calls += 1;
-                v.sort();
-                v
-            },
-        );
-        let latency = b.into_metrics().into_iter().find(|m| m.name == "latency_ns").unwrap();
-        (latency.iterations, setups, calls)
-    }
-
-    #[test]
-    fn iter_batched_does_not_time_the_setup() {
-        // One call per sample (no warm-up to size a batch): each sample would be >= 50 ms if
-        // the setup's sleep were timed. A sort of 3 bytes takes well under 5 ms even on a
-        // loaded machine, so the 10x margin cannot be crossed by noise.
-        let (samples, setups, calls) = batched_latency(3, 0, || std::thread::sleep(Duration::from_millis(50)));
-        assert_eq!((setups, calls), (3, 3), "one fresh input per call");
-        assert_eq!(samples.len(), 3);
-        for ns in samples {
-            assert!(ns < 5e6, "a sample of {ns} ns includes the 50 ms setup");
-        }
-    }
-
-    #[test]
-    fn iter_batched_keeps_setup_out_of_batched_samples_too() {
-        // After a warm-up the trivial routine is batched (many calls per sample), each call's
-        // input made by a 200 us busy setup; timing the setup would put every per-call value
-        // at >= 200 us.
-        let spin = || {
-            let t = Instant::now();
-            while t.elapsed() < Duration::from_micros(200) {}
-        };
-        let (samples, setups, calls) = batched_latency(3, 1, spin);
-        assert!(setups >= calls, "one fresh input per call (and a memory probe's)");
-        // (Batched unless the memory probe read other test threads' allocations as its own.)
-        assert!(calls > 1 + 3 || setups > calls, "{calls} calls");
-        for ns in samples {
-            assert!(ns < 20_000.0, "a per-call value of {ns} ns includes the 200 us setup");
-        }
-    }
-
-    #[test]
-    fn iter_batched_at_most_caps_the_inputs_alive_at_once() {
-        // A trivial routine after a warm-up would be batched by the hundreds; the cap holds the
-        // live inputs (made before each clock start, dropped after it stops) to at most 2.
-        let live = std::cell::Cell::new(0usize);
-        let most = std::cell::Cell::new(0usize);
-        struct Input<'a>(&'a std::cell::Cell<usize>);
-        impl Drop for Input<'_> {
-            fn drop(&mut self) {
-                self.0.set(self.0.get() - 1);
-            }
-        }
-        let mut calls = 0;
-        let mut b = Bencher::new(4, 1);
-        b.iter_batched_at_most(
-            2,
-            || {
-                live.set(live.get() + 1);
-                most.set(most.get().max(live.get()));
-                Input(&live)
-            },
-            |i| {
-                calls += 1;
-                i
-            },
-        );
-        assert_eq!(most.get(), 2, "batches of the cap, never more");
-        assert_eq!(
-            calls,
-            1 + 4 * 2 + SINGLE_CHECKS,
-            "one warm-up call, 4 samples of 2 calls, the one-call checks"
-        );
-        assert_eq!(live.get(), 0);
     }
 
     #[test]

@@ -13,6 +13,7 @@
 mod alloc_counting;
 pub(crate) mod allocator;
 mod batch_memory;
+mod batched;
 mod bencher;
 mod gpu;
 mod registry;
