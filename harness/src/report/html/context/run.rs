@@ -92,4 +92,33 @@ mod tests {
         assert_eq!(ctx.failures[1].outcome, "timed out after 1.0 s");
         assert!(!ctx.partial);
     }
+
+    /// A card names the processes its row left out for a slowed machine; a row that kept them
+    /// (a slowed majority) says so once, in its unstable reason, not again in a note.
+    #[test]
+    fn a_card_notes_processes_left_out_for_a_slowed_machine() {
+        let mut runs = Vec::new();
+        for (row, slowed) in [("minority", 1), ("majority", 4)] {
+            for i in 0..6 {
+                let mut r = record(runs.len(), row, ScenarioKind::Measure, Outcome::Passed, Some(100.0 + i as f64));
+                let p = if i < slowed { 50_000.0 } else { 25_000.0 };
+                r.metrics[0].speed_probe_ns = Some([p, p]);
+                runs.push(r);
+            }
+        }
+        let ctx = RunContext::build(results(runs));
+        let card = |name: &str| ctx.cards.iter().find(|c| c.scenario == name).expect("a card");
+        let note = card("minority").slowed.as_deref().unwrap_or("");
+        assert!(note.starts_with("1 of 6 processes left out"), "{note}");
+        assert_eq!(card("minority").values.len(), 5);
+        assert_eq!(card("majority").slowed, None);
+        assert!(
+            card("majority")
+                .stats
+                .unstable_reason
+                .as_deref()
+                .unwrap_or("")
+                .contains("4 of 6 processes")
+        );
+    }
 }

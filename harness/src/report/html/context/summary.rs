@@ -39,7 +39,8 @@ pub(crate) struct MeasurementCard {
     pub values: Vec<(usize, f64)>,
     /// An allocation metric's count per call, the card's headline.
     pub per_call: Option<String>,
-    /// Processes that met a slowed machine, in words (`model/slowed.rs`).
+    /// Processes left out because they met a slowed machine, in words (`model/slowed.rs`); a row
+    /// that kept them says so in its unstable reason.
     pub slowed: Option<String>,
 }
 
@@ -88,7 +89,11 @@ pub(super) fn rows_and_cards(summaries: &[ScenarioSummary]) -> (Vec<SummaryRow>,
                 stats: m.stats.clone(),
                 values: m.values.clone(),
                 per_call,
-                slowed: m.slowed.as_ref().map(crate::model::Slowed::describe),
+                slowed: m
+                    .slowed
+                    .as_ref()
+                    .filter(|s| !s.left_out.is_empty())
+                    .map(crate::model::Slowed::describe),
             });
         }
     }
