@@ -18,3 +18,9 @@ for sc, g in sorted(groups.items()):
     base = st.median(g["both fast"]) if g["both fast"] else None
     cells = [f"{k}: {st.median(v) / base:.2f} ({len(v)})" for k, v in sorted(g.items()) if base]
     print(f"{sc:26s} " + "  ".join(cells))
+ends = [float(r["probe_end_ns"]) / p10 for r in rows
+        if float(r["probe_start_ns"]) / p10 < 1.2 and 1.2 <= float(r["probe_end_ns"]) / p10 < 1.55]
+both = [min(float(r["probe_start_ns"]), float(r["probe_end_ns"])) / p10 for r in rows
+        if min(float(r["probe_start_ns"]), float(r["probe_end_ns"])) / p10 >= 1.55]
+print(f"end reading alone over 1.2x: {len(ends)} processes, {min(ends):.2f}-{max(ends):.2f}x; "
+      f"both over 1.55x: {len(both)} processes, the faster reading {min(both):.2f}-{max(both):.2f}x")

@@ -18,10 +18,10 @@ use crate::stats::sample::quantile_sorted;
 /// run's fastest...
 pub const SLOWED_FACTOR: f64 = 1.25;
 /// ...or one of them was over this factor. One reading alone is held to more because an end
-/// reading ran 1.3-1.54x slow right after some routines that had themselves run at full speed
+/// reading ran 1.2-1.45x slow right after some routines that had themselves run at full speed
 /// (unicode-segmentation's `chars/scalar/*`, start reading at full speed, the value equal to
 /// processes with both at full speed), while readings where the code ran 1.3-1.8x slower were
-/// 1.55-2.2x. With 5% noise on a steady machine neither trips in 1% of processes (tests).
+/// 1.55-2.75x (docs/speed-probe-2026-12-06/scalar-ends.txt). With 5% noise on a steady machine neither trips in 1% of processes (tests).
 pub const SLOWED_ONE_END: f64 = 1.6;
 /// The quantile of the run's probes taken as its full speed.
 const FASTEST_QUANTILE: f64 = 0.1;
@@ -47,25 +47,23 @@ pub fn fastest_probe(records: &[RunRecord]) -> Option<f64> {
 /// they are the minority (at least two processes and as many as were slowed stay); the returned
 /// [`Slowed`] names them. `None` when no process met a slowed machine.
 pub(super) fn split_slowed(samples: &mut Vec<(usize, &MetricSample)>, fastest: f64) -> Option<Slowed> {
-    let slow = |m: &MetricSample| {
+    let is_slow = |m: &MetricSample| {
         m.speed_probe_ns
             .is_some_and(|[start, end]| start.min(end) > SLOWED_FACTOR * fastest || start.max(end) > SLOWED_ONE_END * fastest)
     };
-    let mut ratios: Vec<f64> = samples
-        .iter()
-        .filter(|(_, m)| slow(m))
-        .filter_map(|(_, m)| m.speed_probe_ns.map(|[start, end]| start.max(end) / fastest))
-        .collect();
-    let (k, n) = (ratios.len(), samples.len());
+    let (slow, fast): (Vec<_>, Vec<_>) = samples.iter().copied().partition(|(_, m)| is_slow(m));
+    let (k, n) = (slow.len(), samples.len());
     if k == 0 {
         return None;
     }
+    let mut ratios: Vec<f64> = slow
+        .iter()
+        .filter_map(|(_, m)| m.speed_probe_ns.map(|[s, e]| s.max(e) / fastest))
+        .collect();
     ratios.sort_by(f64::total_cmp);
-    let leave_out = n - k >= 2 && n - k >= k;
-    let left_out = if leave_out {
-        let out = samples.iter().filter(|(_, m)| slow(m)).map(|(i, m)| (*i, m.value)).collect();
-        samples.retain(|(_, m)| !slow(m));
-        out
+    let left_out = if n - k >= 2 && n - k >= k {
+        *samples = fast;
+        slow.iter().map(|(i, m)| (*i, m.value)).collect()
     } else {
         Vec::new()
     };

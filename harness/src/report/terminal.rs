@@ -280,7 +280,7 @@ mod tests {
     #[test]
     fn the_slowed_machine_gets_a_line_for_what_was_left_out_and_one_for_what_was_not() {
         use crate::model::{Outcome, ScenarioKind};
-        use crate::report::html::context::test_helpers::{record, results};
+        use crate::report::html::test_helpers::{record, results};
         let mut runs = Vec::new();
         for (row, slowed) in [("a", 1), ("b", 4), ("c", 4)] {
             for i in 0..6 {

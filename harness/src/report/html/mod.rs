@@ -8,7 +8,10 @@
 //! binary, whose one command writes no detect or compare files) only the run's sections are
 //! built: `inputs` and the detect and compare sections are left out.
 
-pub(crate) mod context;
+mod context;
+// The results files the context tests build, for the terminal report's tests too.
+#[cfg(test)]
+pub(crate) use context::test_helpers;
 mod escape;
 #[cfg(feature = "cli")]
 mod inputs;
