@@ -163,8 +163,8 @@ pub struct MetricSummary {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub per_call: Option<PerCall>,
     /// Processes measured while the machine ran slower than its fastest in this run (the speed
-    /// probe, `model/slowed.rs`): left out of `stats` and `values` when they are the minority,
-    /// else kept and the row is `unstable`.
+    /// probe, `model/slowed.rs`): left out of `stats` and `values` when enough processes ran at
+    /// full speed to stand for the row, else kept and the row is `unstable`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slowed: Option<Slowed>,
 }

@@ -1,15 +1,17 @@
 //! Processes that measured on a slowed machine (the speed probe, `suite/speed_probe.rs`), and
 //! what a row does with them.
 //!
-//! The run's full speed is the 10th percentile of every timed process's faster reading: low, so
-//! a run spent mostly on a slowed machine still finds its fast moments, and not the minimum, so
-//! one lucky reading does not set it. A process whose readings were both over [`SLOWED_FACTOR`]
-//! times that, or one over [`SLOWED_ONE_END`], met a slowed machine. Where such processes are
-//! the minority of a row they are left out of its statistics and named: on a VM whose core's
-//! neighbour takes its throughput half the time, a row's 30 processes spread over the run would
-//! otherwise mix two machines in proportions set by chance, `ok` at either speed or between
-//! (docs/criterion.md). Where they are the majority too little of the fast machine is left to
-//! stand for the row: every process is kept and the row is `unstable`, never `ok`.
+//! The run's full speed is the 2nd percentile of every timed process's faster reading: low, so
+//! a run that met the fast machine in only a few percent of its processes still finds it (at the
+//! 10th percentile a run with 5% of them fast took a slowed speed for full and flagged nothing),
+//! and not the minimum, so one reading from a rare faster state does not set it. A process whose
+//! readings were both over [`SLOWED_FACTOR`] times that, or one over [`SLOWED_ONE_END`], met a
+//! slowed machine. They are left out of the row's statistics and named where enough processes
+//! ran at full speed to stand for the row: [`MIN_FULL_SPEED`], or a majority of at least two (a
+//! row of 3 processes). On a VM whose core's neighbour takes its throughput most of the time, a
+//! row's 30 processes spread over the run would otherwise mix two machines in proportions set by
+//! chance, `ok` at either speed or between (docs/criterion.md). With fewer at full speed every
+//! process is kept and the row is `unstable`, never `ok`.
 
 use super::{MetricSample, Outcome, RunRecord, Slowed};
 use crate::stats::sample::quantile_sorted;
@@ -24,7 +26,10 @@ pub const SLOWED_FACTOR: f64 = 1.25;
 /// 1.55-2.75x (docs/speed-probe-2026-12-06/scalar-ends.txt). With 5% noise on a steady machine neither trips in 1% of processes (tests).
 pub const SLOWED_ONE_END: f64 = 1.6;
 /// The quantile of the run's probes taken as its full speed.
-const FASTEST_QUANTILE: f64 = 0.1;
+const FASTEST_QUANTILE: f64 = 0.02;
+/// Processes at full speed that stand for a row whatever the number slowed: as many as a
+/// measurement gets by default (`--repeat`), so the interval is no weaker than a default row's.
+pub const MIN_FULL_SPEED: usize = 5;
 
 /// The run's full-speed probe: `None` with fewer than three probes (too few to tell a slowed
 /// machine from a fast moment).
@@ -44,7 +49,7 @@ pub fn fastest_probe(records: &[RunRecord]) -> Option<f64> {
 }
 
 /// Splits a row's `(run index, sample)` pairs: the slowed ones are removed from `samples` when
-/// they are the minority (at least two processes and as many as were slowed stay); the returned
+/// enough stay (at least [`MIN_FULL_SPEED`], or at least two and as many as were slowed); the returned
 /// [`Slowed`] names them. `None` when no process met a slowed machine.
 pub(super) fn split_slowed(samples: &mut Vec<(usize, &MetricSample)>, fastest: f64) -> Option<Slowed> {
     let is_slow = |m: &MetricSample| {
@@ -61,7 +66,7 @@ pub(super) fn split_slowed(samples: &mut Vec<(usize, &MetricSample)>, fastest: f
         .filter_map(|(_, m)| m.speed_probe_ns.map(|[s, e]| s.max(e) / fastest))
         .collect();
     ratios.sort_by(f64::total_cmp);
-    let left_out = if n - k >= 2 && n - k >= k {
+    let left_out = if n - k >= 2 && (n - k >= k || n - k >= MIN_FULL_SPEED) {
         *samples = fast;
         slow.iter().map(|(i, m)| (*i, m.value)).collect()
     } else {
