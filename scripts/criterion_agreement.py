@@ -1,24 +1,67 @@
 #!/usr/bin/env python3
 """Joins criterion's and the drop-in's numbers for one crate (scripts/criterion_agreement.sh).
 
-Usage: criterion_agreement.py CRATE OURS_DIR CRITERION_HOME [CRITERION_HOME ...]
-Each CRITERION_HOME (one per criterion run of the bench binaries) holds criterion's
-<id>/new/{benchmark,estimates}.json; OURS_DIR one run directory per bench binary, each with
-results.json. Prints a Markdown table: every id, criterion's median per iteration (the median
-over its runs, and their range when there are several), ours (the latency row's centre and 95%
+Usage: criterion_agreement.py CRATE OURS_DIR PROBES_CSV CRITERION_HOME-1 [CRITERION_HOME-2 ...]
+       criterion_agreement.py --slowed-ids PROBES_CSV BENCH
+Each CRITERION_HOME-R (criterion run R of every id) holds criterion's
+<id>/new/{benchmark,estimates}.json; PROBES_CSV the speed probe read before and after each
+criterion run of each id (bench,id,run,probe_start_ns,probe_end_ns); OURS_DIR one run directory
+per bench binary, each with results.json. A criterion run met a slowed machine by the drop-in's
+own rule (harness/src/model/slowed.rs): full speed is the 2nd percentile of the runs' faster
+readings, and a run is slowed when both readings pass 1.25x it or one passes 1.6x. The
+reference is the median of an id's criterion runs at full speed (of all its runs, marked, when
+none was). Prints a Markdown table: every id, criterion's reference per iteration (with the
+range of its runs and how many were at full speed), ours (the latency row's centre and 95%
 interval), the ratio, our verdict and, for a flagged row, its reason. A row agrees when the ratio
 lies in [0.8, 1.25]; a row outside that is acceptable only when flagged (`unstable`). An
 unflagged row outside the band but inside criterion's own range of runs says so: one criterion
 process is one draw of the code's layout (unicode-segmentation's chars/scalar/* moved 1.5-1.8x
 between criterion runs of one binary, 2026-12-06).
 """
-import statistics
+import csv
 import glob
+import re
+import statistics
 import json
 import os
 import sys
 
 LOW, HIGH = 0.8, 1.25
+# harness/src/model/slowed.rs: FASTEST_QUANTILE, SLOWED_FACTOR, SLOWED_ONE_END.
+FASTEST_QUANTILE, SLOWED_FACTOR, SLOWED_ONE_END = 0.02, 1.25, 1.6
+
+
+def read_probes(path):
+    """{(bench, id, run): (start, end)} from the reference's probe CSV."""
+    out = {}
+    for row in csv.DictReader(open(path)):
+        out[(row["bench"], row["id"], int(row["run"]))] = (float(row["probe_start_ns"]), float(row["probe_end_ns"]))
+    return out
+
+
+def full_speed(probes):
+    """The reference's full-speed reading: the quantile slowed.rs takes of the faster readings."""
+    fast = sorted(min(p) for p in probes.values())
+    if len(fast) < 3:
+        return None
+    pos = FASTEST_QUANTILE * (len(fast) - 1)
+    lo = int(pos)
+    return fast[lo] + (fast[min(lo + 1, len(fast) - 1)] - fast[lo]) * (pos - lo)
+
+
+def slowed(reading, fastest):
+    return fastest is not None and (min(reading) > SLOWED_FACTOR * fastest or max(reading) > SLOWED_ONE_END * fastest)
+
+
+def slowed_ids(path, bench):
+    """Ids of BENCH none of whose criterion runs so far met the machine at full speed."""
+    probes = read_probes(path)
+    fastest = full_speed(probes)
+    runs = {}
+    for (b, i, _), reading in probes.items():
+        if b == bench:
+            runs.setdefault(i, []).append(slowed(reading, fastest))
+    return sorted(i for i, s in runs.items() if all(s))
 
 
 def criterion_medians(home):
@@ -68,23 +111,39 @@ def fmt_ns(v):
 
 
 def main():
-    crate, root, homes = sys.argv[1], sys.argv[2], sys.argv[3:]
-    runs = [criterion_medians(h) for h in homes]
-    crit = {i: statistics.median(r[i] for r in runs if i in r) for i in set().union(*runs)}
-    spans = {i: (min(r[i] for r in runs if i in r), max(r[i] for r in runs if i in r)) for i in crit}
+    if sys.argv[1] == "--slowed-ids":
+        print("\n".join(slowed_ids(sys.argv[2], sys.argv[3])))
+        return
+    crate, root, probes_csv, homes = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+    probes = read_probes(probes_csv)
+    fastest = full_speed(probes)
+    # Run R of an id: its median in CRITERION_HOME-R, and whether its probes read full speed.
+    at_full = {}
+    for (_, i, r), reading in probes.items():
+        at_full[(i, r)] = not slowed(reading, fastest)
+    runs = {int(re.search(r"(\d+)$", h).group(1)): criterion_medians(h) for h in homes}
+    ids_crit = set().union(*runs.values())
+    crit, full_of = {}, {}
+    for i in ids_crit:
+        mine_runs = {r: m[i] for r, m in runs.items() if i in m}
+        full = [v for r, v in mine_runs.items() if at_full.get((i, r), False)]
+        full_of[i] = (len(full), len(mine_runs))
+        crit[i] = statistics.median(full or mine_runs.values())
+    spans = {i: (min(m[i] for m in runs.values() if i in m), max(m[i] for m in runs.values() if i in m)) for i in crit}
     mine = ours(root)
     ids = sorted(set(crit) | set(mine))
-    within_runs = []
+    within_runs, ref_slowed = [], []
     rows, agree, flagged, wrong, missing = [], 0, 0, [], []
     for i in ids:
         c, o = crit.get(i), mine.get(i)
         if c is None or o is None:
             missing.append(i)
-            rows.append(f"| `{i}` | {fmt_ns(c)} | {fmt_ns(o and o['value'])} | - | missing on one side | | |")
+            rows.append(f"| `{i}` | {fmt_ns(c)} | | {fmt_ns(o and o['value'])} | - | missing on one side | | |")
             continue
         ratio = o["value"] / c
         inside = LOW <= ratio <= HIGH
         is_flagged = o["verdict"] == "unstable"
+        full, n = full_of[i]
         if inside:
             agree += 1
             mark = "agrees"
@@ -94,30 +153,34 @@ def main():
         else:
             wrong.append(i)
             lo, hi = spans[i]
-            if len(runs) > 1 and lo <= o["value"] <= hi:
+            mark = "**outside, not flagged**"
+            if full == 0:
+                ref_slowed.append(i)
+                mark += ", criterion never at full speed"
+            elif n > 1 and lo <= o["value"] <= hi:
                 within_runs.append(i)
-                mark = "**outside, not flagged**, inside criterion's runs"
-            else:
-                mark = "**outside, not flagged**"
+                mark += ", inside criterion's runs"
         ci = f" [{fmt_ns(o['low'])}, {fmt_ns(o['high'])}]" if o["low"] is not None else ""
         verdict = "ok" if o["verdict"] == "measured" else o["verdict"]
         reason = o["reason"].replace("|", "/")
         lo, hi = spans[i]
-        span = f" ({fmt_ns(lo)}-{fmt_ns(hi)})" if len(runs) > 1 else ""
-        rows.append(f"| `{i}` | {fmt_ns(c)}{span} | {fmt_ns(o['value'])}{ci} | {ratio:.2f} | {mark} ({verdict}) | {reason} | {o['slowed']} |")
+        span = f" ({fmt_ns(lo)}-{fmt_ns(hi)})" if n > 1 else ""
+        rows.append(f"| `{i}` | {fmt_ns(c)}{span} | {full} of {n} | {fmt_ns(o['value'])}{ci} | {ratio:.2f} | {mark} ({verdict}) | {reason} | {o['slowed']} |")
     print(f"# {crate}: criterion 0.5 against harness-criterion\n")
-    print(f"criterion runs per id: {len(runs)}" + (" (the median of their medians; their range in brackets)" if len(runs) > 1 else "") + "\n")
-    print("| id | criterion median | drop-in (95% CI) | ratio | result | reason flagged | processes left out |")
-    print("|---|---|---|---|---|---|---|")
+    print(f"criterion's reference: the median of an id's runs at full speed by the drop-in's probe rule "
+          f"(of all its runs when none was); the range of all its runs in brackets. Full speed "
+          f"{fmt_ns(fastest)} (the probe's reading, {len(probes)} criterion runs).\n")
+    print("| id | criterion | runs at full speed | drop-in (95% CI) | ratio | result | reason flagged | processes left out |")
+    print("|---|---|---|---|---|---|---|---|")
     print("\n".join(rows))
     print()
-    print(f"{len(ids)} ids: {agree} within [{LOW}, {HIGH}] of criterion's median, {flagged} outside and flagged, "
-          f"{len(wrong)} outside and not flagged, {len(missing)} missing on one side.")
+    print(f"{len(ids)} ids: {agree} within [{LOW}, {HIGH}] of criterion's reference, {flagged} outside and flagged, "
+          f"{len(wrong)} outside and not flagged ({len(ref_slowed)} of them against a criterion that never ran at full speed), "
+          f"{len(missing)} missing on one side.")
     if wrong:
         print("Outside and not flagged: " + ", ".join(f"`{w}`" for w in wrong))
     if within_runs:
-        print(f"Of those, inside criterion's own range of {len(runs)} runs: " + ", ".join(f"`{w}`" for w in within_runs))
-
+        print("Of those, inside the range of criterion's runs: " + ", ".join(f"`{w}`" for w in within_runs))
 
 if __name__ == "__main__":
     main()

@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # Agreement with criterion on real crates (issue 25): each crate's criterion benches built twice,
 # with criterion 0.5 and with harness-criterion (the one-line dependency switch), and run back to
-# back on this machine, bench binary by bench binary: criterion first
-# (`--warm-up-time W --measurement-time M --noplot`), then the drop-in with its defaults
-# (`--bench`, as `cargo bench` runs it). scripts/criterion_agreement.py joins the ids and writes
-# the table: criterion's median against ours, the ratio, and our status (a flagged row gives
-# its reason). Peak RSS and wall time of each side are in CRATE.log.
+# back on this machine, bench binary by bench binary: criterion first, each id in its own process
+# (`--exact ID --warm-up-time W --measurement-time M --noplot`) between two readings of the
+# harness's speed probe, CRITERION_RUNS times, and up to CRITERION_MAX_RUNS for ids none of whose
+# runs met the machine at full speed; then the drop-in with its defaults (`--bench`, as
+# `cargo bench` runs it). scripts/criterion_agreement.py joins the ids and writes the table:
+# criterion's reference (the median of its runs at full speed, by the drop-in's own rule)
+# against ours, the ratio, and our status (a flagged row gives its reason). Peak RSS and wall
+# time of each side are in CRATE.log, the reference's probe readings in CRATE-reference-probes.csv.
 #
 # Usage: scripts/criterion_agreement.sh [CRATE ...]   (default: bytecount unicode-segmentation dary_heap)
-# Env: WORK (default /tmp/criterion-agreement), W=0.5 M=1 (criterion's seconds), CRITERION_RUNS=3, OUT (default
+# Env: WORK (default /tmp/criterion-agreement), W=0.5 M=1 (criterion's seconds), CRITERION_RUNS=3,
+# CRITERION_MAX_RUNS=5, PIN_CPU=1 (the CPU criterion and its probes share), OUT (default
 # docs/criterion-agreement-<date>); BYTECOUNT_COUNTS (bytecount's own COUNTS variable: its sizes,
 # default 0,10,100,1000,10000,100000,1000000 of its 45), DARY_SIZES (dary_heap's, default
 # 10, 1_000, 100_000 of its 7: 1 000 000 and 10 000 000 take criterion minutes an id to set up),
@@ -24,9 +28,10 @@ repo="$(cd "$(dirname "$0")/.." && pwd)"
 work="${WORK:-/tmp/criterion-agreement}"
 out="${OUT:-$repo/docs/criterion-agreement-$(date +%F)}"
 W="${W:-0.5}" M="${M:-1}"
-# Criterion runs per bench binary: one criterion process is one draw of the code's layout, so
-# the reference is the median of several, with their range beside it.
-CRITERION_RUNS="${CRITERION_RUNS:-3}"
+# Criterion runs per id: one criterion process is one draw of the code's layout and of the
+# machine's speed, so the reference is the median of several, with their range beside it.
+CRITERION_RUNS="${CRITERION_RUNS:-3}" CRITERION_MAX_RUNS="${CRITERION_MAX_RUNS:-5}"
+PIN_CPU="${PIN_CPU:-1}"
 DARY_SIZES="${DARY_SIZES:-10, 1_000, 100_000}"
 DARY_MERGE_SIZES="${DARY_MERGE_SIZES:-2_500, 25_000, 50_000}"
 export COUNTS="${BYTECOUNT_COUNTS:-0,10,100,1000,10000,100000,1000000}"
@@ -101,6 +106,25 @@ resume() {
 }
 trap resume EXIT
 
+# One criterion run of each id given, each in its own process (`--exact ID`) between two
+# speed-probe readings (harness's examples/speed_probe.rs), all three pinned to one CPU so the
+# probe reads the core criterion ran on: a criterion run that met a slowed machine is then known,
+# by the rule the drop-in's processes are judged by (scripts/criterion_agreement.py).
+reference() { # CRATE BENCH RUN EXE ID...
+  local crate=$1 name=$2 r=$3 exe=$4 suffix start end
+  shift 4
+  suffix=$([ "$r" = 1 ] && echo "" || echo "-run$r")
+  for id in "$@"; do
+    start=$(taskset -c "$PIN_CPU" "$probe")
+    (cd "$crit" && CRITERION_HOME="$work/$crate/criterion-home-$r" /usr/bin/time -f "criterion$suffix $name $id peak_rss_kb %M wall_s %e" \
+      taskset -c "$PIN_CPU" "$exe" --bench --noplot --warm-up-time "$W" --measurement-time "$M" --exact "$id" \
+      >>"$out/$crate-$name-criterion$suffix.txt" 2>&1) 2>>"$out/$crate.log" ||
+      echo "criterion $name $id exited $?" | tee -a "$out/$crate.log"
+    end=$(taskset -c "$PIN_CPU" "$probe")
+    printf '%s,"%s",%s,%s,%s\n' "$name" "${id//\"/\"\"}" "$r" "$start" "$end" >>"$out/$crate-reference-probes.csv"
+  done
+}
+
 prepare() { # CRATE -> sets $src (crate dir inside the copy) per side under $work/$CRATE/{crit,dropin}
   local crate=$1 base
   case $crate in
@@ -131,6 +155,8 @@ for line in sys.stdin:
         print(m["executable"])'
 }
 
+cargo build -q --release --manifest-path "$repo/Cargo.toml" -p harness --example speed_probe
+probe="$repo/target/release/examples/speed_probe"
 host="$(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(rustc --version)"
 declare -A cexes_of dexes_of
 for crate in "${crates[@]}"; do # every build first: nothing compiles while benchmarks run
@@ -150,16 +176,22 @@ for crate in "${crates[@]}"; do
   pause
   echo "== $crate: ${#cexes[@]} bench binaries; $host; load $(cut -d' ' -f1-3 /proc/loadavg)" | tee "$out/$crate.log"
   rm -rf "$work/$crate"/criterion-home* "$work/$crate/ours"
+  echo 'bench,id,run,probe_start_ns,probe_end_ns' >"$out/$crate-reference-probes.csv"
   for i in "${!cexes[@]}"; do
     name=$(basename "${cexes[$i]}" | sed 's/-[0-9a-f]*$//')
     # The drop-in's binary of the same bench target.
     dexe=$(printf '%s\n' "${dexes[@]}" | grep "/$name-" | head -1)
     start=$(date +%s)
+    mapfile -t ids < <("${cexes[$i]}" --bench --list 2>/dev/null | sed -n 's/: benchmark$//p')
     for r in $(seq 1 "$CRITERION_RUNS"); do
-      suffix=$([ "$r" = 1 ] && echo "" || echo "-run$r")
-      (cd "$crit" && CRITERION_HOME="$work/$crate/criterion-home-$r" /usr/bin/time -f "criterion$suffix $name peak_rss_kb %M wall_s %e" \
-        "${cexes[$i]}" --bench --noplot --warm-up-time "$W" --measurement-time "$M" >"$out/$crate-$name-criterion$suffix.txt" 2>&1) \
-        2>>"$out/$crate.log" || echo "criterion $name exited $?" | tee -a "$out/$crate.log"
+      reference "$crate" "$name" "$r" "${cexes[$i]}" "${ids[@]}"
+    done
+    # More runs (up to CRITERION_MAX_RUNS) of the ids none of whose runs met the machine at full
+    # speed so far, so the reference is the machine's as the drop-in's is.
+    for r in $(seq $((CRITERION_RUNS + 1)) "$CRITERION_MAX_RUNS"); do
+      mapfile -t slow < <(python3 "$repo/scripts/criterion_agreement.py" --slowed-ids "$out/$crate-reference-probes.csv" "$name")
+      [ ${#slow[@]} -gt 0 ] || break
+      reference "$crate" "$name" "$r" "${cexes[$i]}" "${slow[@]}"
     done
     mid=$(date +%s)
     (cd "$dropin" && /usr/bin/time -f "dropin $name peak_rss_kb %M wall_s %e" \
@@ -168,7 +200,7 @@ for crate in "${crates[@]}"; do
     echo "$name: criterion $((mid - start)) s, drop-in $(($(date +%s) - mid)) s, load $(cut -d' ' -f1 /proc/loadavg)" | tee -a "$out/$crate.log"
   done
   resume
-  python3 "$repo/scripts/criterion_agreement.py" "$crate" "$work/$crate/ours" "$work/$crate"/criterion-home-* \
+  python3 "$repo/scripts/criterion_agreement.py" "$crate" "$work/$crate/ours" "$out/$crate-reference-probes.csv" "$work/$crate"/criterion-home-* \
     >"$out/$crate.md"
   tail -3 "$out/$crate.md"
 done

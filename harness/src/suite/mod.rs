@@ -18,7 +18,7 @@ mod bencher;
 mod gpu;
 mod registry;
 mod scenario;
-mod speed_probe;
+pub(crate) mod speed_probe;
 
 pub(crate) use bencher::BenchEnd;
 pub use bencher::{Bencher, Throughput};
