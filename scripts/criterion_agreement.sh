@@ -182,7 +182,7 @@ for crate in "${crates[@]}"; do
     # The drop-in's binary of the same bench target.
     dexe=$(printf '%s\n' "${dexes[@]}" | grep "/$name-" | head -1)
     start=$(date +%s)
-    mapfile -t ids < <("${cexes[$i]}" --bench --list 2>/dev/null | sed -n 's/: benchmark$//p')
+    mapfile -t ids < <(cd "$crit" && "${cexes[$i]}" --bench --list 2>/dev/null | sed -n 's/: benchmark$//p')
     for r in $(seq 1 "$CRITERION_RUNS"); do
       reference "$crate" "$name" "$r" "${cexes[$i]}" "${ids[@]}"
     done

@@ -39,11 +39,11 @@ mod suite;
 
 pub use allocs::CountingAllocator;
 pub use model::{Better, Unit};
-pub use suite::{Bencher, Caches, CheckResult, GpuSample, GpuTimer, Scenario, Source, Throughput, skip};
 /// The speed probe every CPU-timed measurement reads at its start and end (nanoseconds): public
 /// so a tool run beside the harness (criterion, for scripts/criterion_agreement.sh) can be
 /// bracketed by the same reading.
 pub use suite::speed_probe::read as speed_probe;
+pub use suite::{Bencher, Caches, CheckResult, GpuSample, GpuTimer, Scenario, Source, Throughput, skip};
 
 use std::process::ExitCode;
 

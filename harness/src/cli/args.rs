@@ -386,7 +386,8 @@ impl RunArgs {
                 "max-repeat",
                 "N",
                 count::<2>,
-                "Cap on processes per measurement under --target-ci and --min-time",
+                "Cap on processes per measurement under --target-ci and --min-time; processes left out for a \
+                 slowed machine (a speed probe read it slower) do not count, up to as many again",
             )
             .default_value("30"),
             value(

@@ -52,10 +52,7 @@ pub fn fastest_probe(records: &[RunRecord]) -> Option<f64> {
 /// enough stay (at least [`MIN_FULL_SPEED`], or at least two and as many as were slowed); the returned
 /// [`Slowed`] names them. `None` when no process met a slowed machine.
 pub(super) fn split_slowed(samples: &mut Vec<(usize, &MetricSample)>, fastest: f64) -> Option<Slowed> {
-    let is_slow = |m: &MetricSample| {
-        m.speed_probe_ns
-            .is_some_and(|[start, end]| start.min(end) > SLOWED_FACTOR * fastest || start.max(end) > SLOWED_ONE_END * fastest)
-    };
+    let is_slow = |m: &MetricSample| m.speed_probe_ns.is_some_and(|p| is_slowed(p, fastest));
     let (slow, fast): (Vec<_>, Vec<_>) = samples.iter().copied().partition(|(_, m)| is_slow(m));
     let (k, n) = (slow.len(), samples.len());
     if k == 0 {
@@ -66,7 +63,7 @@ pub(super) fn split_slowed(samples: &mut Vec<(usize, &MetricSample)>, fastest: f
         .filter_map(|(_, m)| m.speed_probe_ns.map(|[s, e]| s.max(e) / fastest))
         .collect();
     ratios.sort_by(f64::total_cmp);
-    let left_out = if n - k >= 2 && (n - k >= k || n - k >= MIN_FULL_SPEED) {
+    let left_out = if full_speed_stands(n - k, k) {
         *samples = fast;
         slow.iter().map(|(i, m)| (*i, m.value)).collect()
     } else {
@@ -78,6 +75,17 @@ pub(super) fn split_slowed(samples: &mut Vec<(usize, &MetricSample)>, fastest: f
         probe_ratio: quantile_sorted(&ratios, 0.5),
         left_out,
     })
+}
+
+/// A process whose probe read `[start, end]` met a slowed machine, against the run's `fastest`.
+pub fn is_slowed([start, end]: [f64; 2], fastest: f64) -> bool {
+    start.min(end) > SLOWED_FACTOR * fastest || start.max(end) > SLOWED_ONE_END * fastest
+}
+
+/// `fast` processes at full speed stand for a row beside `slow` slowed ones: at least
+/// [`MIN_FULL_SPEED`], or at least two and no fewer than the slowed.
+pub fn full_speed_stands(fast: usize, slow: usize) -> bool {
+    fast >= 2 && (fast >= slow || fast >= MIN_FULL_SPEED)
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 //! May import `plan`, `execute`, `events`, `model`, `stats`; never `cli`, `report`, `detect` or
 //! `compare`.
 
+mod full_speed;
 mod resume;
 mod scheduler;
 
@@ -42,7 +43,8 @@ pub struct RunConfig {
     pub parallel_measurements: bool,
     /// Target relative half-width of each measurement's 95% interval (0.02 = 2%).
     pub target_ci: Option<f64>,
-    /// Cap on processes per measurement under `target_ci` and `min_time`.
+    /// Cap on processes per measurement under `target_ci` and `min_time` (processes left out for
+    /// a slowed machine count up to as many again: `full_speed.rs`).
     pub max_repeat: usize,
     /// Spread each measurement's processes over at least this long (`--min-time`): rounds of
     /// more processes, shuffled among the others, until the run has lasted it.
@@ -151,6 +153,16 @@ pub fn run(target: &dyn Target, selected: &[Listed], config: &RunConfig, events:
             batch.extend(spread);
         } else if let Some(target_ci) = config.target_ci {
             batch.extend(more_runs(selected, &records, target_ci, config.max_repeat, config.timeout, counted));
+        }
+        // Once the adaptive rounds are done, rows measured mostly on a slowed machine.
+        if batch.is_empty() && (config.target_ci.is_some() || config.min_time.is_some()) {
+            batch.extend(full_speed::more_at_full_speed(
+                selected,
+                &records,
+                config.max_repeat,
+                config.timeout,
+                counted,
+            ));
         }
         if batch.is_empty() || round >= 64 {
             break;
