@@ -164,7 +164,8 @@ pub struct MetricSummary {
     pub per_call: Option<PerCall>,
     /// Processes measured while the machine ran slower than its fastest in this run (the speed
     /// probe, `model/slowed.rs`): left out of `stats` and `values` when enough processes ran at
-    /// full speed to stand for the row, else kept and the row is `unstable`.
+    /// full speed to stand for the row, else kept; the row is `unstable` when they were kept or
+    /// were the majority.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slowed: Option<Slowed>,
 }
@@ -185,11 +186,24 @@ pub struct Slowed {
 }
 
 impl Slowed {
+    /// The row is `unstable` for it: its slowed processes were kept (too few at full speed to
+    /// stand for it), or were the majority. A number from the full-speed minority is the machine
+    /// at its fastest, which anything else measured on this machine meanwhile (another tool,
+    /// another run) mostly did not see: the row says so rather than disagree quietly.
+    pub fn flags_row(&self) -> bool {
+        self.left_out.is_empty() || 2 * self.processes > self.of
+    }
+
     /// In words, for the terminal, the HTML and the agreement tables.
     pub fn describe(&self) -> String {
         let (k, n, r) = (self.processes, self.of, self.probe_ratio);
         if self.left_out.is_empty() {
             format!("the machine ran slower while measured: a speed probe read {r:.1}x its fastest of the run in {k} of {n} processes")
+        } else if self.flags_row() {
+            format!(
+                "measured mostly on a slowed machine: {k} of {n} processes left out (speed probe {r:.1}x its fastest); the number is its {} processes at full speed",
+                n - k
+            )
         } else {
             format!("{k} of {n} processes left out: the machine ran slower while they measured (speed probe {r:.1}x its fastest)")
         }

@@ -74,8 +74,8 @@ fn metric_summaries(runs: &[&RunRecord], fastest: Option<f64>) -> Vec<MetricSumm
             if let Some(why) = samples.iter().find_map(|(_, m)| m.distortion.as_deref()) {
                 flag(&mut summary, why.to_owned());
             }
-            // Too many processes on a slowed machine to leave out: the number is not the machine's.
-            if let Some(why) = slowed.as_ref().filter(|s| s.left_out.is_empty()).map(Slowed::describe) {
+            // Measured mostly on a slowed machine: the number is not what the machine mostly ran.
+            if let Some(why) = slowed.as_ref().filter(|s| s.flags_row()).map(Slowed::describe) {
                 flag(&mut summary, why);
             }
             if summary.exact && proto.source.is_none() && has_within {

@@ -86,7 +86,8 @@ pub fn slowed_note(results: &ResultsFile) -> String {
         .iter()
         .filter(|s| s.metrics.iter().any(|m| m.metric == "latency_ns"))
         .count();
-    let (left, kept): (Vec<_>, Vec<_>) = slowed.into_iter().partition(|s| !s.left_out.is_empty());
+    let left: Vec<_> = slowed.iter().filter(|s| !s.left_out.is_empty()).collect();
+    let kept: Vec<_> = slowed.iter().filter(|s| s.flags_row()).collect();
     let mut out = String::new();
     if !left.is_empty() {
         let n: usize = left.iter().map(|s| s.left_out.len()).sum();

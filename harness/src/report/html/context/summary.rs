@@ -40,7 +40,7 @@ pub(crate) struct MeasurementCard {
     /// An allocation metric's count per call, the card's headline.
     pub per_call: Option<String>,
     /// Processes left out because they met a slowed machine, in words (`model/slowed.rs`); a row
-    /// that kept them says so in its unstable reason.
+    /// flagged for it says so in its unstable reason instead.
     pub slowed: Option<String>,
 }
 
@@ -92,7 +92,7 @@ pub(super) fn rows_and_cards(summaries: &[ScenarioSummary]) -> (Vec<SummaryRow>,
                 slowed: m
                     .slowed
                     .as_ref()
-                    .filter(|s| !s.left_out.is_empty())
+                    .filter(|s| !s.left_out.is_empty() && !s.flags_row())
                     .map(crate::model::Slowed::describe),
             });
         }
