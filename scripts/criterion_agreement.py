@@ -3,6 +3,7 @@
 
 Usage: criterion_agreement.py CRATE OURS_DIR PROBES_CSV CRITERION_HOME-1 [CRITERION_HOME-2 ...]
        criterion_agreement.py --slowed-ids PROBES_CSV BENCH
+       criterion_agreement.py --dropin-probes CRATE OURS_DIR   (the drop-in's processes as CSV)
 Each CRITERION_HOME-R (criterion run R of every id) holds criterion's
 <id>/new/{benchmark,estimates}.json; PROBES_CSV the speed probe read before and after each
 criterion run of each id (bench,id,run,probe_start_ns,probe_end_ns); OURS_DIR one run directory
@@ -110,7 +111,23 @@ def fmt_ns(v):
     return f"{v:.3g} ns"
 
 
+def dropin_probes(crate, root):
+    """Each drop-in process's latency and speed-probe readings, from its results.jsonl."""
+    out = csv.writer(sys.stdout, lineterminator="\n")
+    out.writerow(["crate", "bench", "scenario", "run_index", "latency_ns", "probe_start_ns", "probe_end_ns"])
+    for path in sorted(glob.glob(os.path.join(root, "*", "results.jsonl"))):
+        bench = os.path.basename(os.path.dirname(path))
+        for line in open(path):
+            r = json.loads(line)
+            for m in r.get("metrics", []):
+                if m["name"] == "latency_ns" and m.get("speed_probe_ns"):
+                    out.writerow([crate, bench, r["scenario"], r["run_index"], m["value"], *m["speed_probe_ns"]])
+
+
 def main():
+    if sys.argv[1] == "--dropin-probes":
+        dropin_probes(sys.argv[2], sys.argv[3])
+        return
     if sys.argv[1] == "--slowed-ids":
         print("\n".join(slowed_ids(sys.argv[2], sys.argv[3])))
         return

@@ -8,7 +8,8 @@
 # `cargo bench` runs it). scripts/criterion_agreement.py joins the ids and writes the table:
 # criterion's reference (the median of its runs at full speed, by the drop-in's own rule)
 # against ours, the ratio, and our status (a flagged row gives its reason). Peak RSS and wall
-# time of each side are in CRATE.log, the reference's probe readings in CRATE-reference-probes.csv.
+# time of each side are in CRATE.log, the probe readings of criterion's runs in
+# CRATE-reference-probes.csv and of the drop-in's processes in CRATE-dropin-probes.csv.
 #
 # Usage: scripts/criterion_agreement.sh [CRATE ...]   (default: bytecount unicode-segmentation dary_heap)
 # Env: WORK (default /tmp/criterion-agreement), W=0.5 M=1 (criterion's seconds), CRITERION_RUNS=3,
@@ -200,6 +201,7 @@ for crate in "${crates[@]}"; do
     echo "$name: criterion $((mid - start)) s, drop-in $(($(date +%s) - mid)) s, load $(cut -d' ' -f1 /proc/loadavg)" | tee -a "$out/$crate.log"
   done
   resume
+  python3 "$repo/scripts/criterion_agreement.py" --dropin-probes "$crate" "$work/$crate/ours" >"$out/$crate-dropin-probes.csv"
   python3 "$repo/scripts/criterion_agreement.py" "$crate" "$work/$crate/ours" "$out/$crate-reference-probes.csv" "$work/$crate"/criterion-home-* \
     >"$out/$crate.md"
   tail -3 "$out/$crate.md"
