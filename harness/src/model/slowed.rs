@@ -11,7 +11,8 @@
 //! row of 3 processes). On a VM whose core's neighbour takes its throughput most of the time, a
 //! row's 30 processes spread over the run would otherwise mix two machines in proportions set by
 //! chance, `ok` at either speed or between (docs/criterion.md). With fewer at full speed every
-//! process is kept and the row is `unstable`, never `ok`.
+//! process is kept and the row is `unstable`, never `ok`; a row slowed in most of its processes
+//! is `unstable` either way ([`Slowed::flags_row`](super::Slowed::flags_row)).
 
 use super::{MetricSample, Outcome, RunRecord, Slowed};
 use crate::stats::sample::quantile_sorted;

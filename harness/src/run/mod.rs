@@ -154,7 +154,8 @@ pub fn run(target: &dyn Target, selected: &[Listed], config: &RunConfig, events:
         } else if let Some(target_ci) = config.target_ci {
             batch.extend(more_runs(selected, &records, target_ci, config.max_repeat, config.timeout, counted));
         }
-        // Once the adaptive rounds are done, rows measured mostly on a slowed machine.
+        // Once the adaptive rounds are done: rows with too few processes at full speed (a slowed
+        // machine) to stand for them; never where `--repeat` alone set the count.
         if batch.is_empty() && (config.target_ci.is_some() || config.min_time.is_some()) {
             batch.extend(full_speed::more_at_full_speed(
                 selected,
