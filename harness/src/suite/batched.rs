@@ -143,10 +143,15 @@ mod tests {
             let t = Instant::now();
             while t.elapsed() < Duration::from_micros(200) {}
         };
-        let (samples, setups, calls) = batched_latency(3, 1, spin);
-        assert!(setups >= calls, "one fresh input per call (and a memory probe's)");
-        // (Batched unless the memory probe read other test threads' allocations as its own.)
-        assert!(calls > 1 + 3 || setups > calls, "{calls} calls");
+        // The batch is sized from the one warm-up call's time, which a preemption on a loaded
+        // machine (CI's 2 cores under parallel tests) can stretch to milliseconds: one call a
+        // sample then, correctly. Five tries; a routine never batched fails them all.
+        let batched = (0..5).map(|_| batched_latency(3, 1, spin)).find(|(_, setups, calls)| {
+            assert!(setups >= calls, "one fresh input per call (and a memory probe's)");
+            // (A memory probe, the extra setups, counts: it ran because the batch was over 1.)
+            *calls > 1 + 3 || setups > calls
+        });
+        let (samples, _, _) = batched.expect("batched in one of five tries");
         for ns in samples {
             assert!(ns < 20_000.0, "a per-call value of {ns} ns includes the 200 us setup");
         }
