@@ -1,9 +1,10 @@
 //! More processes for a measurement that met a slowed machine (`model/slowed.rs`) in so many of
 //! its processes that too few ran at full speed to stand for it. The machine's speed changes
 //! over seconds, and a bench binary's 30 processes a row can all fall in one slowed stretch
-//! (bytecount's 1 050 processes took 4 s, the last four fifths of them slowed:
-//! docs/criterion-agreement-2026-12-07b). Such a row gets rounds of more processes, later in the
-//! run, until enough ran at full speed or the cap is met; else it stays `unstable`.
+//! (bytecount's 1 050 processes took 3 s, and every one of the last 420 met the slowed machine:
+//! docs/criterion-agreement-2026-12-07b/bytecount-dropin-probes.csv). Such a row gets rounds of
+//! more processes, later in the run, until enough ran at full speed or the cap is met; else it
+//! stays `unstable`.
 
 use std::time::Duration;
 
