@@ -140,13 +140,13 @@ def main():
         at_full[(i, r)] = not slowed(reading, fastest)
     runs = {int(re.search(r"(\d+)$", h).group(1)): criterion_medians(h) for h in homes}
     ids_crit = set().union(*runs.values())
-    crit, full_of = {}, {}
+    crit, full_of, spans = {}, {}, {}
     for i in ids_crit:
         mine_runs = {r: m[i] for r, m in runs.items() if i in m}
         full = [v for r, v in mine_runs.items() if at_full.get((i, r), False)]
         full_of[i] = (len(full), len(mine_runs))
         crit[i] = statistics.median(full or mine_runs.values())
-    spans = {i: (min(m[i] for m in runs.values() if i in m), max(m[i] for m in runs.values() if i in m)) for i in crit}
+        spans[i] = (min(mine_runs.values()), max(mine_runs.values()))
     mine = ours(root)
     ids = sorted(set(crit) | set(mine))
     within_runs, ref_slowed = [], []

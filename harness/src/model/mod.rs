@@ -38,5 +38,6 @@ pub use record::{EnvChange, ProcessFacts, RunRecord, ScenarioKind};
 pub use results::{
     CounterMeta, FORMAT_VERSION, MetricSummary, PerCall, PlanInfo, ResultsFile, RunMeta, ScenarioSummary, ShardOrigin, Slowed, Verdict,
 };
-pub use slowed::{MIN_FULL_SPEED, SLOWED_FACTOR, SLOWED_ONE_END, fastest_probe, full_speed_stands, is_slowed};
+pub use slowed::{SLOWED_FACTOR, SLOWED_ONE_END, fastest_probe};
+pub(crate) use slowed::{full_speed_stands, is_slowed};
 pub use summarize::summarize_runs;

@@ -79,13 +79,13 @@ pub(super) fn split_slowed(samples: &mut Vec<(usize, &MetricSample)>, fastest: f
 }
 
 /// A process whose probe read `[start, end]` met a slowed machine, against the run's `fastest`.
-pub fn is_slowed([start, end]: [f64; 2], fastest: f64) -> bool {
+pub(crate) fn is_slowed([start, end]: [f64; 2], fastest: f64) -> bool {
     start.min(end) > SLOWED_FACTOR * fastest || start.max(end) > SLOWED_ONE_END * fastest
 }
 
 /// `fast` processes at full speed stand for a row beside `slow` slowed ones: at least
 /// [`MIN_FULL_SPEED`], or at least two and no fewer than the slowed.
-pub fn full_speed_stands(fast: usize, slow: usize) -> bool {
+pub(crate) fn full_speed_stands(fast: usize, slow: usize) -> bool {
     fast >= 2 && (fast >= slow || fast >= MIN_FULL_SPEED)
 }
 

@@ -89,11 +89,7 @@ pub(super) fn rows_and_cards(summaries: &[ScenarioSummary]) -> (Vec<SummaryRow>,
                 stats: m.stats.clone(),
                 values: m.values.clone(),
                 per_call,
-                slowed: m
-                    .slowed
-                    .as_ref()
-                    .filter(|s| !s.left_out.is_empty() && !s.flags_row())
-                    .map(crate::model::Slowed::describe),
+                slowed: m.slowed.as_ref().filter(|s| !s.flags_row()).map(crate::model::Slowed::describe),
             });
         }
     }
