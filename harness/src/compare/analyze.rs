@@ -22,6 +22,9 @@ pub(crate) struct MetricInput {
     pub candidate: Vec<f64>,
     /// Whether the values are complete A/B pairs (interleaved design).
     pub paired: bool,
+    /// Complete pairs left out because the machine changed speed between their two processes
+    /// (`inputs.rs`); 0 unpaired.
+    pub mixed_pairs: usize,
     /// Runs of each side that passed (paired: may exceed the pairs when the other side failed).
     pub n_baseline: usize,
     pub n_candidate: usize,
@@ -274,7 +277,15 @@ fn entry(m: &MetricInput, e: Result<Effect, String>, config: &AnalysisConfig, q:
     };
     let cut = (e.excluded > 0).then(|| format!("{} pair(s) beyond Tukey's 3 IQR fences, cut by the 20% trimmed mean", e.excluded));
     let exact = e.exact.then(|| "exact: every pair differed by the same amount".to_owned());
-    let notes: Vec<String> = [m.note.clone(), d.note, cut, exact].into_iter().flatten().collect();
+    let mixed = (m.mixed_pairs > 0).then(|| {
+        format!(
+            "{} of {} pairs left out: the machine changed speed between their two processes (speed probe over {}x apart)",
+            m.mixed_pairs,
+            m.mixed_pairs + m.baseline.len(),
+            crate::model::SLOWED_FACTOR
+        )
+    });
+    let notes: Vec<String> = [m.note.clone(), d.note, cut, exact, mixed].into_iter().flatten().collect();
     entry.note = (!notes.is_empty()).then(|| notes.join("; "));
     entry
 }
@@ -316,6 +327,7 @@ mod tests {
             baseline: a,
             candidate: b,
             paired: true,
+            mixed_pairs: 0,
             note: None,
             within: None,
             source: None,

@@ -97,6 +97,7 @@ mod tests {
             baseline: a,
             candidate: b,
             paired: true,
+            mixed_pairs: 0,
             note: None,
             within: None,
             source: None,

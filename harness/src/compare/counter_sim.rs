@@ -37,6 +37,7 @@ fn row(r: &mut ChaCha8Rng, name: String, pairs: usize, shift: f64) -> MetricInpu
         baseline,
         candidate,
         paired: true,
+        mixed_pairs: 0,
         note: None,
         within: None,
         source: Some("valgrind-callgrind 3.19".into()),

@@ -72,6 +72,7 @@ pub(crate) fn from_pairs(runs: &BTreeMap<String, ScenarioRuns>, resources: bool)
                 baseline: Vec::new(),
                 candidate: Vec::new(),
                 paired: true,
+                mixed_pairs: 0,
                 n_baseline: 0,
                 n_candidate: 0,
                 note: Some(note.unwrap_or_else(|| "no run reported a metric".into())),
@@ -82,13 +83,17 @@ pub(crate) fn from_pairs(runs: &BTreeMap<String, ScenarioRuns>, resources: bool)
         }
         for proto in metrics {
             let value = |r: &RunRecord| (r.outcome == Outcome::Passed).then(|| value_of(r, &proto.name)).flatten();
-            let (mut a, mut b) = (Vec::new(), Vec::new());
-            for (ra, rb) in sr.baseline.iter().zip(&sr.candidate) {
-                if let (Some(x), Some(y)) = (value(ra), value(rb)) {
-                    a.push(x);
-                    b.push(y);
-                }
-            }
+            let complete: Vec<(f64, f64, bool)> = sr
+                .baseline
+                .iter()
+                .zip(&sr.candidate)
+                .filter_map(|(ra, rb)| Some((value(ra)?, value(rb)?, mixed_speeds(ra, rb))))
+                .collect();
+            // Pairs whose processes met one machine speed, when at least two did: a pair split by
+            // a speed change carries the machine's 1.6-1.8x, not the code's difference.
+            let steady = complete.iter().filter(|p| !p.2).count();
+            let keep = |p: &&(f64, f64, bool)| steady < 2 || !p.2;
+            let (a, b): (Vec<f64>, Vec<f64>) = complete.iter().filter(keep).map(|p| (p.0, p.1)).unzip();
             out.push(MetricInput {
                 name: name.clone(),
                 metric: proto.name.clone(),
@@ -96,6 +101,7 @@ pub(crate) fn from_pairs(runs: &BTreeMap<String, ScenarioRuns>, resources: bool)
                 better: proto.better,
                 n_baseline: sr.baseline.iter().filter_map(value).count(),
                 n_candidate: sr.candidate.iter().filter_map(value).count(),
+                mixed_pairs: complete.len() - a.len(),
                 baseline: a,
                 candidate: b,
                 paired: true,
@@ -106,6 +112,22 @@ pub(crate) fn from_pairs(runs: &BTreeMap<String, ScenarioRuns>, resources: bool)
         }
     }
     out
+}
+
+/// The machine's speed while a process measured: the faster of its speed-probe readings
+/// (`suite/speed_probe.rs`), the one least touched by what the code left behind in the core.
+fn machine_speed(r: &RunRecord) -> Option<f64> {
+    r.metrics.iter().find_map(|m| m.speed_probe_ns).map(|[s, e]| s.min(e))
+}
+
+/// A pair's two processes met different machine speeds: one's probe over
+/// [`SLOWED_FACTOR`](crate::model::SLOWED_FACTOR) times the other's. Leaving such pairs out
+/// does not bias the ratio: the probe measures the machine, not either side's code.
+fn mixed_speeds(a: &RunRecord, b: &RunRecord) -> bool {
+    match (machine_speed(a), machine_speed(b)) {
+        (Some(x), Some(y)) => x.max(y) > crate::model::SLOWED_FACTOR * x.min(y),
+        _ => false,
+    }
 }
 
 /// The value a process contributes: the median of its iterations (of their logs when all are
@@ -199,6 +221,7 @@ pub(crate) fn from_results(
                 baseline: va,
                 candidate: vb,
                 paired: false,
+                mixed_pairs: 0,
                 note: note.clone(),
                 within: None,
                 source: m.source.clone(),
@@ -239,6 +262,7 @@ fn resource_inputs(name: &str, a: &ResultsFile, b: &ResultsFile, note: &Option<S
             baseline: va,
             candidate: vb,
             paired: false,
+            mixed_pairs: 0,
             within: None,
             note: note.clone(),
             source: None,
@@ -262,6 +286,7 @@ fn metric_protos(samples: &[crate::model::MetricSample]) -> Vec<&crate::model::M
 mod tests {
     use super::*;
     use crate::model::{Better, ProcessFacts, Unit};
+    use rand::{Rng, SeedableRng};
 
     fn run(rss: u64, cpu: u64) -> RunRecord {
         RunRecord {
@@ -310,5 +335,73 @@ mod tests {
             without.iter().all(|i| !i.metric.contains("rss") && !i.metric.starts_with("cpu_")),
             "{without:?}"
         );
+    }
+    /// A timed process measuring `value` ns with the machine's speed probe at `probe` ns.
+    fn timed(value: f64, probe: f64) -> RunRecord {
+        let mut r = run(1, 1);
+        r.metrics = vec![crate::model::MetricSample {
+            name: "latency_ns".into(),
+            unit: Unit::Nanoseconds,
+            better: Better::Lower,
+            value,
+            iterations: vec![],
+            source: None,
+            profile: None,
+            distortion: None,
+            speed_probe_ns: Some([probe, probe]),
+        }];
+        r
+    }
+
+    /// No code change; the machine slowed (probe 2x, code 1.7x) under the candidate of 4 of 10
+    /// pairs. Kept, those pairs move the ratio to 1.2 and no verdict of no change is possible;
+    /// left out, the rest read no change, and the row says how many went.
+    #[test]
+    fn pairs_split_by_a_machine_speed_change_are_left_out() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        let mut noisy = |v: f64| v * (1.0 + 0.02 * (rng.random::<f64>() - 0.5));
+        let (mut baseline, mut candidate) = (Vec::new(), Vec::new());
+        for i in 0..10 {
+            let slowed = i % 5 < 2;
+            baseline.push(timed(noisy(100.0), 24_000.0));
+            candidate.push(if slowed {
+                timed(noisy(170.0), 48_000.0)
+            } else {
+                timed(noisy(100.0), 24_500.0)
+            });
+        }
+        let runs = BTreeMap::from([("s".to_owned(), ScenarioRuns { baseline, candidate })]);
+        let input = from_pairs(&runs, false).remove(0);
+        assert_eq!((input.baseline.len(), input.mixed_pairs), (6, 4));
+        assert!(input.candidate.iter().all(|v| *v < 110.0), "{:?}", input.candidate);
+        let config = super::super::analyze::AnalysisConfig {
+            floor: 0.05,
+            ..Default::default()
+        };
+        let row = &super::super::analyze::analyze(&[input.clone()], &config)[0];
+        assert_eq!(row.verdict, crate::model::CompareVerdict::Unchanged, "{row:?}");
+        assert!(row.note.as_deref().unwrap_or("").contains("4 of 10 pairs left out"), "{row:?}");
+        // The same pairs kept: the machine's 1.7x reads as the code's.
+        let kept = MetricInput {
+            baseline: [input.baseline.clone(), vec![100.0; 4]].concat(),
+            candidate: [input.candidate.clone(), vec![170.0; 4]].concat(),
+            mixed_pairs: 0,
+            ..input
+        };
+        let row = &super::super::analyze::analyze(&[kept], &config)[0];
+        assert!(
+            row.ratio.unwrap() > 1.1 && row.verdict != crate::model::CompareVerdict::Unchanged,
+            "{row:?}"
+        );
+    }
+
+    /// Fewer than two pairs at one speed: every pair stays (the ratio needs two).
+    #[test]
+    fn pairs_all_split_by_speed_changes_are_all_kept() {
+        let baseline = vec![timed(100.0, 24_000.0), timed(100.0, 24_000.0), timed(100.0, 24_000.0)];
+        let candidate = vec![timed(170.0, 48_000.0), timed(170.0, 48_000.0), timed(100.0, 24_000.0)];
+        let runs = BTreeMap::from([("s".to_owned(), ScenarioRuns { baseline, candidate })]);
+        let input = from_pairs(&runs, false).remove(0);
+        assert_eq!((input.baseline.len(), input.mixed_pairs), (3, 0));
     }
 }

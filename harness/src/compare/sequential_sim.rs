@@ -20,6 +20,7 @@ fn input(p: &[(Vec<f64>, Vec<f64>)]) -> MetricInput {
         baseline: p.iter().map(|(a, _)| per_process(1, a)).collect(),
         candidate: p.iter().map(|(_, b)| per_process(1, b)).collect(),
         paired: true,
+        mixed_pairs: 0,
         n_baseline: p.len(),
         n_candidate: p.len(),
         note: None,

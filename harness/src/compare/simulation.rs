@@ -74,6 +74,7 @@ fn scenario(r: &mut ChaCha8Rng, name: String, pairs: usize, noise: Noise, shift:
         baseline: a,
         candidate: b,
         paired: interleaved,
+        mixed_pairs: 0,
         note: None,
         within: None,
         source: None,
