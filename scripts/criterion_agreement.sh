@@ -201,6 +201,9 @@ for crate in "${crates[@]}"; do
     echo "$name: criterion $((mid - start)) s, drop-in $(($(date +%s) - mid)) s, load $(cut -d' ' -f1 /proc/loadavg)" | tee -a "$out/$crate.log"
   done
   resume
+  # The full speed the crate's drop-in binaries remembered for each other (run/speed_memory.rs):
+  # `ours` is removed above, so each crate starts with none.
+  cp "$work/$crate/ours/.harness-full-speed.json" "$out/$crate-full-speed.json" 2>/dev/null || true
   python3 "$repo/scripts/criterion_agreement.py" --dropin-probes "$crate" "$work/$crate/ours" >"$out/$crate-dropin-probes.csv"
   python3 "$repo/scripts/criterion_agreement.py" "$crate" "$work/$crate/ours" "$out/$crate-reference-probes.csv" "$work/$crate"/criterion-home-* \
     >"$out/$crate.md"

@@ -11,6 +11,7 @@ pub fn collect() -> HostInfo {
     let (gpus, gpu_driver) = gpus();
     HostInfo {
         hostname: read_trim("/proc/sys/kernel/hostname").unwrap_or_default(),
+        boot_id: read_trim("/proc/sys/kernel/random/boot_id"),
         cpu: cpu_model(),
         logical_cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
         os: os_name(),

@@ -471,3 +471,63 @@ fn under_nextest_a_failure_exits_like_libtest() {
         "{stdout}"
     );
 }
+
+/// The full speed a run met is left beside its output directory, for this host and boot; a later
+/// run that never met it is judged against it. Here the memory is made 10x faster than this
+/// machine by hand, so the second run cannot have met it whatever the machine does.
+/// `HARNESS_SPEED_MEMORY=off` judges a run against itself alone.
+#[test]
+fn a_remembered_full_speed_judges_a_later_run_that_never_met_it() {
+    if !Path::new("/proc/sys/kernel/random/boot_id").exists() {
+        // Linux (CI included) has it; say so where a person sees it rather than pass silently.
+        println!("SKIPPED: no /proc/sys/kernel/random/boot_id, so no speed memory on this host");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let run = |name: &str, off: bool| -> (String, ResultsFile) {
+        let mut cmd = Command::new(FIXTURE);
+        cmd.args(["calls/counted", "--repeat", "6", "--seed", "3", "--out"])
+            .arg(dir.path().join(name));
+        if off {
+            cmd.env("HARNESS_SPEED_MEMORY", "off");
+        } else {
+            cmd.env_remove("HARNESS_SPEED_MEMORY");
+        }
+        let out = cmd.output().expect("fixture runs");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let text = std::fs::read_to_string(dir.path().join(name).join("results.json")).unwrap();
+        (
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            serde_json::from_str(&text).unwrap(),
+        )
+    };
+    let file = dir.path().join(".harness-full-speed.json");
+    let (_, first) = run("first", false);
+    let memory: harness::model::RememberedSpeed =
+        serde_json::from_str(&std::fs::read_to_string(&file).expect("the first run left its full speed")).unwrap();
+    assert_eq!(Some(&memory.boot_id), first.meta.host.boot_id.as_ref());
+    assert_eq!(Some(memory.probe_ns), harness::model::fastest_probe(&first.runs));
+    assert!(memory.by.ends_with("first"), "{}", memory.by);
+
+    let planted = harness::model::RememberedSpeed {
+        probe_ns: memory.probe_ns / 10.0,
+        ..memory
+    };
+    std::fs::write(&file, serde_json::to_string(&planted).unwrap()).unwrap();
+    let (stdout, second) = run("second", false);
+    assert_eq!(second.meta.remembered_full_speed.as_ref(), Some(&planted));
+    let row = &second.summaries[0];
+    assert_eq!(row.verdict, Verdict::Unstable, "{row:?}");
+    let why = row.metrics[0].stats.unstable_reason.as_deref().unwrap_or("");
+    assert!(
+        why.contains("6 of 6 processes") && why.contains("an earlier run met on this boot"),
+        "{why}"
+    );
+    assert!(stdout.contains("this run never met the machine's full speed"), "{stdout}");
+    let after: harness::model::RememberedSpeed = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(after, planted, "a run that never met the remembered speed leaves it as it was");
+
+    let (stdout, third) = run("third", true);
+    assert!(third.meta.remembered_full_speed.is_none());
+    assert!(!stdout.contains("never met the machine's full speed"), "{stdout}");
+}

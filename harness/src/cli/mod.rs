@@ -152,6 +152,8 @@ pub(crate) fn run_command(run_args: args::RunArgs, own: Vec<Listed>, given: Opti
     }
     let out = OutDir::create(opts.out.as_deref())?;
     config.scratch = out.scratch()?;
+    config.speed_memory = crate::run::speed_memory::location(out.path());
+    config.out = out.path().to_owned();
     let mut jsonl = JsonlWriter::new(out.file("results.jsonl"));
     if config.resume.is_some() {
         jsonl = jsonl.appending();

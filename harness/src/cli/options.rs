@@ -217,6 +217,9 @@ impl RunOptions {
                 gpu: Some(a.gpu.settings()?),
                 counters: a.measure.counter_settings()?,
                 counter_processes: a.measure.counter_processes,
+                // Both set once the output directory exists (`cli/mod.rs`).
+                speed_memory: None,
+                out: PathBuf::new(),
             },
             out: m.out.or_else(|| a.shards.resume.clone()),
             history: match &a.shards.history {

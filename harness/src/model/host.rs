@@ -7,6 +7,10 @@ use serde::{Deserialize, Serialize};
 pub struct HostInfo {
     /// Host name.
     pub hostname: String,
+    /// This boot of the host (`/proc/sys/kernel/random/boot_id`): a full speed remembered from
+    /// an earlier run holds within one boot only (`run/speed_memory.rs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub boot_id: Option<String>,
     /// CPU model name.
     pub cpu: String,
     /// Logical cores available to this process.

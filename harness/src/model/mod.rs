@@ -38,6 +38,6 @@ pub use record::{EnvChange, ProcessFacts, RunRecord, ScenarioKind};
 pub use results::{
     CounterMeta, FORMAT_VERSION, MetricSummary, PerCall, PlanInfo, ResultsFile, RunMeta, ScenarioSummary, ShardOrigin, Slowed, Verdict,
 };
-pub use slowed::{SLOWED_FACTOR, SLOWED_ONE_END, fastest_probe};
+pub use slowed::{RememberedSpeed, SLOWED_FACTOR, SLOWED_ONE_END, fastest_probe, full_speed};
 pub(crate) use slowed::{full_speed_stands, is_slowed};
-pub use summarize::summarize_runs;
+pub use summarize::{summarize_remembering, summarize_runs};

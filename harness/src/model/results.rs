@@ -50,6 +50,11 @@ pub struct RunMeta {
     /// How counter metrics were made, when `--counters` was given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counters: Option<CounterMeta>,
+    /// The full speed an earlier run on this host met since it booted, read when this run
+    /// started (`run/speed_memory.rs`); the run's processes are judged against it only where the
+    /// run never met it (`model/slowed.rs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remembered_full_speed: Option<super::RememberedSpeed>,
 }
 
 /// How a run counted (`--counters`): the source, its fixed settings, and what it left out.
@@ -138,6 +143,7 @@ impl RunMeta {
             host,
             plan: None,
             counters: None,
+            remembered_full_speed: None,
         }
     }
 }
@@ -183,6 +189,10 @@ pub struct Slowed {
     /// when they were too many to leave out.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub left_out: Vec<(usize, f64)>,
+    /// Judged against a full speed an earlier run on this host and boot met, because this run
+    /// never met it (`RunMeta::remembered_full_speed`); `probe_ratio` is over that speed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub remembered: bool,
 }
 
 impl Slowed {
@@ -197,15 +207,22 @@ impl Slowed {
     /// In words, for the terminal, the HTML and the agreement tables.
     pub fn describe(&self) -> String {
         let (k, n, r) = (self.processes, self.of, self.probe_ratio);
+        let (fastest, of_the_run) = match self.remembered {
+            true => (
+                "the full speed an earlier run met on this boot",
+                "the full speed an earlier run met on this boot",
+            ),
+            false => ("its fastest", "its fastest of the run"),
+        };
         if self.left_out.is_empty() {
-            format!("the machine ran slower while measured: a speed probe read {r:.1}x its fastest of the run in {k} of {n} processes")
+            format!("the machine ran slower while measured: a speed probe read {r:.1}x {of_the_run} in {k} of {n} processes")
         } else if self.flags_row() {
             format!(
-                "measured mostly on a slowed machine: {k} of {n} processes left out (speed probe {r:.1}x its fastest); the number is its {} processes at full speed",
+                "measured mostly on a slowed machine: {k} of {n} processes left out (speed probe {r:.1}x {fastest}); the number is its {} processes at full speed",
                 n - k
             )
         } else {
-            format!("{k} of {n} processes left out: the machine ran slower while they measured (speed probe {r:.1}x its fastest)")
+            format!("{k} of {n} processes left out: the machine ran slower while they measured (speed probe {r:.1}x {fastest})")
         }
     }
 }

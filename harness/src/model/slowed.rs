@@ -14,6 +14,8 @@
 //! process is kept and the row is `unstable`, never `ok`; a row slowed in most of its processes
 //! is `unstable` either way ([`Slowed::flags_row`](super::Slowed::flags_row)).
 
+use serde::{Deserialize, Serialize};
+
 use super::{MetricSample, Outcome, RunRecord, Slowed};
 use crate::stats::sample::quantile_sorted;
 
@@ -49,10 +51,50 @@ pub fn fastest_probe(records: &[RunRecord]) -> Option<f64> {
     Some(quantile_sorted(&probes, FASTEST_QUANTILE))
 }
 
+/// A full speed met by an earlier run on this host since it booted (`run/speed_memory.rs`). A run
+/// spent wholly on a slowed machine has no full speed of its own to judge against: its fastest
+/// is a slowed one, and it flags nothing (unicode-segmentation's `unicode_word_indices`, whose 3 s
+/// run read the probe at 42.8 µs at its fastest against its sibling binaries' 24.5 µs, was
+/// 1.41-1.47x criterion's and `ok`: docs/criterion-agreement-2026-12-07b).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RememberedSpeed {
+    /// The speed probe at full speed, ns: the lowest run's [`fastest_probe`] on this boot.
+    pub probe_ns: f64,
+    /// The boot it holds for (`/proc/sys/kernel/random/boot_id`): another boot may be another
+    /// machine under the same name.
+    pub boot_id: String,
+    /// The CPU model it was met on.
+    pub cpu: String,
+    /// When a run last met it (RFC 3339).
+    pub confirmed_at: String,
+    /// The same, in seconds since the epoch: what the age check reads.
+    pub confirmed_unix_s: u64,
+    /// The output directory of that run.
+    pub by: String,
+}
+
+/// The full speed a run's processes are judged against, and whether it is the remembered one:
+/// the run's own fastest, unless the run never met the remembered speed (its fastest over
+/// [`SLOWED_FACTOR`] times that) or has too few probes for a fastest of its own. A run that met
+/// full speed is judged as it was before any memory, whatever an earlier run saw.
+pub fn full_speed(records: &[RunRecord], remembered: Option<f64>) -> Option<(f64, bool)> {
+    let probed = || {
+        records
+            .iter()
+            .any(|r| r.outcome == Outcome::Passed && r.metrics.iter().any(|m| m.speed_probe_ns.is_some()))
+    };
+    match (fastest_probe(records), remembered) {
+        (Some(own), Some(m)) if own > SLOWED_FACTOR * m => Some((m, true)),
+        (Some(own), _) => Some((own, false)),
+        (None, Some(m)) if probed() => Some((m, true)),
+        (None, _) => None,
+    }
+}
+
 /// Splits a row's `(run index, sample)` pairs: the slowed ones are removed from `samples` when
 /// enough stay (at least [`MIN_FULL_SPEED`], or at least two and as many as were slowed); the returned
 /// [`Slowed`] names them. `None` when no process met a slowed machine.
-pub(super) fn split_slowed(samples: &mut Vec<(usize, &MetricSample)>, fastest: f64) -> Option<Slowed> {
+pub(super) fn split_slowed(samples: &mut Vec<(usize, &MetricSample)>, (fastest, remembered): (f64, bool)) -> Option<Slowed> {
     let is_slow = |m: &MetricSample| m.speed_probe_ns.is_some_and(|p| is_slowed(p, fastest));
     let (slow, fast): (Vec<_>, Vec<_>) = samples.iter().copied().partition(|(_, m)| is_slow(m));
     let (k, n) = (slow.len(), samples.len());
@@ -75,6 +117,7 @@ pub(super) fn split_slowed(samples: &mut Vec<(usize, &MetricSample)>, fastest: f
         of: n,
         probe_ratio: quantile_sorted(&ratios, 0.5),
         left_out,
+        remembered,
     })
 }
 

@@ -8,15 +8,21 @@ use crate::stats;
 
 /// Summaries of every scenario in `records`, in name order.
 pub fn summarize_runs(records: &[RunRecord]) -> Vec<ScenarioSummary> {
+    summarize_remembering(records, None)
+}
+
+/// [`summarize_runs`], judging a slowed machine against `remembered` (a full speed an earlier run
+/// on this boot met, in ns of the speed probe) where the run never met it (`slowed.rs`).
+pub fn summarize_remembering(records: &[RunRecord], remembered: Option<f64>) -> Vec<ScenarioSummary> {
     let mut by_name: BTreeMap<&str, Vec<&RunRecord>> = BTreeMap::new();
     for r in records {
         by_name.entry(r.scenario.as_str()).or_default().push(r);
     }
-    let fastest = super::slowed::fastest_probe(records);
+    let fastest = super::slowed::full_speed(records, remembered);
     by_name.into_values().map(|runs| summarize_scenario(&runs, fastest)).collect()
 }
 
-fn summarize_scenario(runs: &[&RunRecord], fastest: Option<f64>) -> ScenarioSummary {
+fn summarize_scenario(runs: &[&RunRecord], fastest: Option<(f64, bool)>) -> ScenarioSummary {
     let first = runs[0];
     let mut counts = OutcomeCounts::default();
     for r in runs {
@@ -47,9 +53,9 @@ fn summarize_scenario(runs: &[&RunRecord], fastest: Option<f64>) -> ScenarioSumm
     }
 }
 
-/// `fastest`: the run's full-speed probe, against which a process's probe says it met a slowed
-/// machine (`slowed.rs`).
-fn metric_summaries(runs: &[&RunRecord], fastest: Option<f64>) -> Vec<MetricSummary> {
+/// `fastest`: the full-speed probe (and whether it is remembered), against which a process's
+/// probe says it met a slowed machine (`slowed.rs`).
+fn metric_summaries(runs: &[&RunRecord], fastest: Option<(f64, bool)>) -> Vec<MetricSummary> {
     let passed: Vec<&RunRecord> = runs.iter().copied().filter(|r| r.outcome == Outcome::Passed).collect();
     let mut names: Vec<&str> = Vec::new();
     for r in &passed {

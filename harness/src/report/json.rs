@@ -64,7 +64,8 @@ pub fn read_results(dir: &Path) -> Result<ResultsFile, Error> {
             runs.push(r);
         }
         runs.sort_by_key(|r| r.run_index);
-        results.summaries = crate::model::summarize_runs(&runs);
+        let remembered = results.meta.remembered_full_speed.as_ref().map(|m| m.probe_ns);
+        results.summaries = crate::model::summarize_remembering(&runs, remembered);
         results.runs = runs;
     }
     Ok(results)

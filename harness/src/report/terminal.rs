@@ -89,19 +89,37 @@ pub fn slowed_note(results: &ResultsFile) -> String {
     let left: Vec<_> = slowed.iter().filter(|s| !s.left_out.is_empty()).collect();
     let kept: Vec<_> = slowed.iter().filter(|s| s.flags_row()).collect();
     let mut out = String::new();
+    let remembered = results.meta.remembered_full_speed.as_ref();
+    let own = crate::model::fastest_probe(&results.runs);
+    let judged_by_memory = slowed.iter().any(|s| s.remembered);
+    if let (Some(m), true) = (remembered, judged_by_memory) {
+        let own = own.map_or_else(|| "too few readings".to_owned(), |o| format!("{:.1} µs at its fastest", o / 1e3));
+        out.push_str(&format!(
+            "slowed machine: this run never met the machine's full speed: its speed probe read {own}, against {:.1} µs that the run in {} met at {} on this boot; its processes are judged against that ({} to judge a run against itself alone)\n",
+            m.probe_ns / 1e3,
+            m.by,
+            m.confirmed_at,
+            crate::run::speed_memory::OFF_HINT,
+        ));
+    }
+    let fastest = if judged_by_memory {
+        "its full speed"
+    } else {
+        "its fastest in this run"
+    };
     if !left.is_empty() {
         let n: usize = left.iter().map(|s| s.left_out.len()).sum();
         let of: usize = left.iter().map(|s| s.of).sum();
         let worst = left.iter().map(|s| s.probe_ratio).fold(0.0, f64::max);
         out.push_str(&format!(
-            "slowed machine: {n} of {of} processes in {} rows left out, measured while a speed probe read up to {worst:.1}x its fastest (`slowed` in results.json)\n",
+            "slowed machine: {n} of {of} processes in {} rows left out, measured while a speed probe read up to {worst:.1}x {fastest} (`slowed` in results.json)\n",
             left.len()
         ));
     }
     if !kept.is_empty() {
         let most = 2 * kept.len() > rows;
         out.push_str(&format!(
-            "slowed machine: {} of {rows} rows measured mostly while the machine ran slower than its fastest in this run; they are unstable{}\n",
+            "slowed machine: {} of {rows} rows measured mostly while the machine ran slower than {fastest}; they are unstable{}\n",
             kept.len(),
             if most {
                 ": the machine, not the code, moved this run's numbers; re-run on a quiet machine, or compare counts (--counters), which do not depend on its speed"

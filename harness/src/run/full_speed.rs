@@ -9,19 +9,21 @@
 use std::time::Duration;
 
 use super::{ended_early, repeats, timed_runs};
-use crate::model::{Listed, Outcome, RunRecord, ScenarioKind, fastest_probe, full_speed_stands, is_slowed};
+use crate::model::{Listed, Outcome, RunRecord, ScenarioKind, full_speed, full_speed_stands, is_slowed};
 use crate::plan::{self, CountedPlan};
 
 /// Processes left out for a slowed machine do not count toward `max_repeat`, up to as many again:
-/// a row has at most `max_repeat` that stand for it and `2 * max_repeat` in all.
+/// a row has at most `max_repeat` that stand for it and `2 * max_repeat` in all. `remembered`:
+/// the full speed an earlier run on this boot met (`speed_memory.rs`).
 pub(super) fn more_at_full_speed(
     selected: &[Listed],
     records: &[RunRecord],
+    remembered: Option<f64>,
     max_repeat: usize,
     timeout: Option<Duration>,
     counted: CountedPlan,
 ) -> Vec<plan::Job> {
-    let Some(fastest) = fastest_probe(records) else {
+    let Some((fastest, _)) = full_speed(records, remembered) else {
         return Vec::new();
     };
     let mut jobs = Vec::new();
@@ -86,7 +88,7 @@ mod tests {
             }
         }
         let selected: Vec<Listed> = ["steady", "stands", "short"].map(listed).to_vec();
-        let more = |records: &[RunRecord]| more_at_full_speed(&selected, records, 30, None, CountedPlan::Off);
+        let more = |records: &[RunRecord]| more_at_full_speed(&selected, records, None, 30, None, CountedPlan::Off);
         let jobs = more(&records);
         assert_eq!(jobs.len(), 15);
         assert!(jobs.iter().all(|j| j.scenario == "short"));

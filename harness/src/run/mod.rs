@@ -7,6 +7,7 @@
 mod full_speed;
 mod resume;
 mod scheduler;
+pub mod speed_memory;
 
 pub use scheduler::{Scheduler, SchedulerConfig};
 
@@ -63,6 +64,11 @@ pub struct RunConfig {
     pub counters: Option<CounterSettings>,
     /// Counting processes per measurement where they are separate (valgrind).
     pub counter_processes: usize,
+    /// The file that remembers the machine's full speed across runs of this boot
+    /// (`speed_memory.rs`); `None`: judge a run against itself only.
+    pub speed_memory: Option<PathBuf>,
+    /// The output directory, named in the memory as the run that met its speed.
+    pub out: PathBuf,
 }
 
 /// What an interrupted run left: its start time, plan and finished runs.
@@ -108,6 +114,8 @@ pub fn run(target: &dyn Target, selected: &[Listed], config: &RunConfig, events:
     // The order this run (or shard) plans, before a resume drops what is already done.
     let mut meta = run_meta(target, config, selected, &jobs, started);
     meta.plan = Some(plan_info.clone());
+    meta.remembered_full_speed = config.speed_memory.as_deref().and_then(|f| speed_memory::read(f, &meta.host));
+    let remembered = meta.remembered_full_speed.as_ref().map(|m| m.probe_ns);
     let (jobs, prior) = match &config.resume {
         Some(r) => resume::remaining(r, &plan_info, jobs)?,
         None => (jobs, Vec::new()),
@@ -160,6 +168,7 @@ pub fn run(target: &dyn Target, selected: &[Listed], config: &RunConfig, events:
             batch.extend(full_speed::more_at_full_speed(
                 selected,
                 &records,
+                remembered,
                 config.max_repeat,
                 config.timeout,
                 counted,
@@ -175,8 +184,14 @@ pub fn run(target: &dyn Target, selected: &[Listed], config: &RunConfig, events:
     records.sort_by_key(|r| r.run_index);
     meta.finished_at = clock::rfc3339(SystemTime::now());
     crate::host::finish(&mut meta.host);
+    if let Some(file) = &config.speed_memory {
+        // Never fatal: the memory only lets later runs flag more.
+        if let Err(e) = speed_memory::remember(file, &records, meta.remembered_full_speed.as_ref(), &meta.host, &config.out) {
+            eprintln!("warning: could not remember this run's full speed in {}: {e}", file.display());
+        }
+    }
     let results = ResultsFile {
-        summaries: crate::model::summarize_runs(&records),
+        summaries: crate::model::summarize_remembering(&records, remembered),
         meta,
         runs: records,
     };

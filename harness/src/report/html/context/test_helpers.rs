@@ -22,6 +22,7 @@ fn meta() -> RunMeta {
         host: HostInfo::default(),
         plan: None,
         counters: None,
+        remembered_full_speed: None,
     }
 }
 
