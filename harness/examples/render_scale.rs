@@ -86,6 +86,7 @@ fn main() {
             host: HostInfo::default(),
             plan: None,
             counters: None,
+            remembered_full_speed: None,
         },
         summaries,
         runs,

@@ -111,11 +111,32 @@ fn combine(shards: Vec<ResultsFile>) -> ResultsFile {
         shards: origins,
         ..p
     });
-    ResultsFile {
-        summaries: crate::model::summarize_runs(&runs),
-        meta,
-        runs,
+    let summaries = summarize_merged(&runs, meta.plan.as_ref().map_or(&[][..], |p| &p.shards));
+    ResultsFile { summaries, meta, runs }
+}
+
+/// Summaries of merged runs: as one run where every shard ran on one host; else each host's
+/// processes judged against that host's own full speed (`model/slowed.rs`), since a slower CPU's
+/// processes are another machine, not a slowed one.
+fn summarize_merged(runs: &[crate::model::RunRecord], shards: &[ShardOrigin]) -> Vec<crate::model::ScenarioSummary> {
+    let hosts: std::collections::BTreeSet<&str> = shards.iter().map(|s| s.hostname.as_str()).collect();
+    if hosts.len() <= 1 {
+        return crate::model::summarize_runs(runs);
     }
+    let host_of = |i: usize| {
+        shards
+            .iter()
+            .find(|s| (s.first_run..s.first_run + s.runs).contains(&i))
+            .map(|s| s.hostname.as_str())
+    };
+    let speeds: std::collections::BTreeMap<&str, Option<(f64, bool)>> = hosts
+        .iter()
+        .map(|h| {
+            let mine: Vec<crate::model::RunRecord> = runs.iter().filter(|r| host_of(r.run_index) == Some(h)).cloned().collect();
+            (*h, crate::model::full_speed(&mine, None))
+        })
+        .collect();
+    crate::model::summarize_judged(runs, &|i| host_of(i).and_then(|h| speeds[h]))
 }
 
 /// For each measurement and metric of a merged run whose shards ran on more than one host, the
@@ -177,6 +198,37 @@ fn write_set(results: &ResultsFile, out: &Path) -> Result<PathBuf, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Shards on two hosts, one a slower CPU (probe 40 us against 24 us, code 1.6x): merged, each
+    /// host is judged against itself and nothing is a slowed machine; judged as one run, every
+    /// process of the slower host would be.
+    #[test]
+    fn merged_shards_of_two_hosts_judge_each_host_against_its_own_full_speed() {
+        let run = |i: usize, v: f64, probe: f64| -> crate::model::RunRecord {
+            serde_json::from_value(
+                serde_json::json!({"run_index": i, "scenario": "m", "kind": "measure", "repetition": i,
+                "outcome": {"status": "passed"}, "wall_ns": 1, "started_ms": 0.0, "metrics": [{"name": "latency_ns",
+                "unit": "ns", "better": "lower", "value": v * (1.0 + 0.001 * i as f64), "speed_probe_ns": [probe, probe]}]}),
+            )
+            .unwrap()
+        };
+        let runs: Vec<_> = (0..16)
+            .map(|i| if i < 8 { run(i, 100.0, 24_000.0) } else { run(i, 160.0, 40_000.0) })
+            .collect();
+        let shards = [("a", 0), ("b", 8)].map(|(h, first)| ShardOrigin {
+            partition: String::new(),
+            hostname: h.into(),
+            first_run: first,
+            runs: 8,
+        });
+        let merged = summarize_merged(&runs, &shards);
+        assert!(merged[0].metrics[0].slowed.is_none(), "{:?}", merged[0].metrics[0].slowed);
+        assert_eq!(merged[0].metrics[0].values.len(), 16);
+        let as_one = crate::model::summarize_runs(&runs);
+        assert_eq!(as_one[0].metrics[0].slowed.as_ref().map(|s| s.processes), Some(8));
+        let one_host = shards.clone().map(|s| ShardOrigin { hostname: "a".into(), ..s });
+        assert_eq!(summarize_merged(&runs, &one_host), as_one, "one host: one run");
+    }
 
     /// Two hosts whose processes sit 10% apart while processes and iterations barely vary: the
     /// advice is to add machines; a merge from one host gives no advice.

@@ -378,7 +378,7 @@ mod tests {
             floor: 0.05,
             ..Default::default()
         };
-        let row = &super::super::analyze::analyze(&[input.clone()], &config)[0];
+        let row = &super::super::analyze::analyze(std::slice::from_ref(&input), &config)[0];
         assert_eq!(row.verdict, crate::model::CompareVerdict::Unchanged, "{row:?}");
         assert!(row.note.as_deref().unwrap_or("").contains("4 of 10 pairs left out"), "{row:?}");
         // The same pairs kept: the machine's 1.7x reads as the code's.

@@ -40,4 +40,4 @@ pub use results::{
 };
 pub use slowed::{RememberedSpeed, SLOWED_FACTOR, SLOWED_ONE_END, fastest_probe, full_speed};
 pub(crate) use slowed::{full_speed_stands, is_slowed};
-pub use summarize::{summarize_remembering, summarize_runs};
+pub use summarize::{summarize_judged, summarize_remembering, summarize_runs};

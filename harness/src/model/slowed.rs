@@ -94,17 +94,22 @@ pub fn full_speed(records: &[RunRecord], remembered: Option<f64>) -> Option<(f64
 /// Splits a row's `(run index, sample)` pairs: the slowed ones are removed from `samples` when
 /// enough stay (at least [`MIN_FULL_SPEED`], or at least two and as many as were slowed); the returned
 /// [`Slowed`] names them. `None` when no process met a slowed machine.
-pub(super) fn split_slowed(samples: &mut Vec<(usize, &MetricSample)>, (fastest, remembered): (f64, bool)) -> Option<Slowed> {
-    let is_slow = |m: &MetricSample| m.speed_probe_ns.is_some_and(|p| is_slowed(p, fastest));
-    let (slow, fast): (Vec<_>, Vec<_>) = samples.iter().copied().partition(|(_, m)| is_slow(m));
+/// `fastest_of(run index)` is the full speed that process is judged against, and whether it is
+/// remembered (`summarize.rs`: one for a run, one per host for merged shards).
+pub(super) fn split_slowed(samples: &mut Vec<(usize, &MetricSample)>, fastest_of: &dyn Fn(usize) -> Option<(f64, bool)>) -> Option<Slowed> {
+    // The slowed ones, each with its probe over the full speed it was judged against.
+    let over = |(i, m): &(usize, &MetricSample)| -> Option<(f64, bool)> {
+        let (fastest, remembered) = fastest_of(*i)?;
+        let probe = m.speed_probe_ns.filter(|p| is_slowed(*p, fastest))?;
+        Some((probe[0].max(probe[1]) / fastest, remembered))
+    };
+    let (slow, fast): (Vec<_>, Vec<_>) = samples.iter().copied().partition(|s| over(s).is_some());
     let (k, n) = (slow.len(), samples.len());
     if k == 0 {
         return None;
     }
-    let mut ratios: Vec<f64> = slow
-        .iter()
-        .filter_map(|(_, m)| m.speed_probe_ns.map(|[s, e]| s.max(e) / fastest))
-        .collect();
+    let remembered = slow.iter().any(|s| over(s).is_some_and(|o| o.1));
+    let mut ratios: Vec<f64> = slow.iter().filter_map(|s| over(s).map(|o| o.0)).collect();
     ratios.sort_by(f64::total_cmp);
     let left_out = if full_speed_stands(n - k, k) {
         *samples = fast;

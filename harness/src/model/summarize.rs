@@ -14,21 +14,27 @@ pub fn summarize_runs(records: &[RunRecord]) -> Vec<ScenarioSummary> {
 /// [`summarize_runs`], judging a slowed machine against `remembered` (a full speed an earlier run
 /// on this boot met, in ns of the speed probe) where the run never met it (`slowed.rs`).
 pub fn summarize_remembering(records: &[RunRecord], remembered: Option<f64>) -> Vec<ScenarioSummary> {
+    let fastest = super::slowed::full_speed(records, remembered);
+    summarize_judged(records, &|_| fastest)
+}
+
+/// [`summarize_runs`], judging each process (by run index) against `fastest_of`'s full speed:
+/// merged shards of several hosts judge each host's processes against that host's own.
+pub fn summarize_judged(records: &[RunRecord], fastest_of: &dyn Fn(usize) -> Option<(f64, bool)>) -> Vec<ScenarioSummary> {
     let mut by_name: BTreeMap<&str, Vec<&RunRecord>> = BTreeMap::new();
     for r in records {
         by_name.entry(r.scenario.as_str()).or_default().push(r);
     }
-    let fastest = super::slowed::full_speed(records, remembered);
-    by_name.into_values().map(|runs| summarize_scenario(&runs, fastest)).collect()
+    by_name.into_values().map(|runs| summarize_scenario(&runs, fastest_of)).collect()
 }
 
-fn summarize_scenario(runs: &[&RunRecord], fastest: Option<(f64, bool)>) -> ScenarioSummary {
+fn summarize_scenario(runs: &[&RunRecord], fastest_of: &dyn Fn(usize) -> Option<(f64, bool)>) -> ScenarioSummary {
     let first = runs[0];
     let mut counts = OutcomeCounts::default();
     for r in runs {
         counts.add(&r.outcome);
     }
-    let metrics = metric_summaries(runs, fastest);
+    let metrics = metric_summaries(runs, fastest_of);
     let unstable = metrics.iter().any(|m| m.stats.unstable);
     let verdict = match (counts.passed, counts.failures()) {
         (0, 0) => Verdict::Skipped,
@@ -53,9 +59,9 @@ fn summarize_scenario(runs: &[&RunRecord], fastest: Option<(f64, bool)>) -> Scen
     }
 }
 
-/// `fastest`: the full-speed probe (and whether it is remembered), against which a process's
-/// probe says it met a slowed machine (`slowed.rs`).
-fn metric_summaries(runs: &[&RunRecord], fastest: Option<(f64, bool)>) -> Vec<MetricSummary> {
+/// `fastest_of`: each process's full-speed probe (and whether it is remembered), against which
+/// its probe says it met a slowed machine (`slowed.rs`).
+fn metric_summaries(runs: &[&RunRecord], fastest_of: &dyn Fn(usize) -> Option<(f64, bool)>) -> Vec<MetricSummary> {
     let passed: Vec<&RunRecord> = runs.iter().copied().filter(|r| r.outcome == Outcome::Passed).collect();
     let mut names: Vec<&str> = Vec::new();
     for r in &passed {
@@ -70,7 +76,7 @@ fn metric_summaries(runs: &[&RunRecord], fastest: Option<(f64, bool)>) -> Vec<Me
         .filter_map(|name| {
             let mut samples: Vec<(usize, &super::MetricSample)> =
                 passed.iter().filter_map(|r| r.metric(name).map(|m| (r.run_index, m))).collect();
-            let slowed = fastest.and_then(|f| super::slowed::split_slowed(&mut samples, f));
+            let slowed = super::slowed::split_slowed(&mut samples, fastest_of);
             let proto = samples.first()?.1;
             let values: Vec<f64> = samples.iter().map(|(_, m)| m.value).collect();
             let within: Vec<Vec<f64>> = samples.iter().map(|(_, m)| m.iterations.clone()).collect();
