@@ -83,14 +83,16 @@ pub(crate) fn from_pairs(runs: &BTreeMap<String, ScenarioRuns>, resources: bool)
         }
         for proto in metrics {
             let value = |r: &RunRecord| (r.outcome == Outcome::Passed).then(|| value_of(r, &proto.name)).flatten();
+            let timed = proto.speed_probe_ns.is_some();
             let complete: Vec<(f64, f64, bool)> = sr
                 .baseline
                 .iter()
                 .zip(&sr.candidate)
-                .filter_map(|(ra, rb)| Some((value(ra)?, value(rb)?, mixed_speeds(ra, rb))))
+                .filter_map(|(ra, rb)| Some((value(ra)?, value(rb)?, timed && mixed_speeds(ra, rb))))
                 .collect();
             // Pairs whose processes met one machine speed, when at least two did: a pair split by
-            // a speed change carries the machine's 1.6-1.8x, not the code's difference.
+            // a speed change carries the machine's 1.6-1.8x, not the code's difference. Only for
+            // CPU-timed metrics: a process's peak memory or a count does not move with the speed.
             let steady = complete.iter().filter(|p| !p.2).count();
             let keep = |p: &&(f64, f64, bool)| steady < 2 || !p.2;
             let (a, b): (Vec<f64>, Vec<f64>) = complete.iter().filter(keep).map(|p| (p.0, p.1)).unzip();
@@ -373,6 +375,12 @@ mod tests {
         let runs = BTreeMap::from([("s".to_owned(), ScenarioRuns { baseline, candidate })]);
         let input = from_pairs(&runs, false).remove(0);
         assert_eq!((input.baseline.len(), input.mixed_pairs), (6, 4));
+        let rss = from_pairs(&runs, true).into_iter().find(|i| i.metric == "peak_rss_bytes").unwrap();
+        assert_eq!(
+            (rss.baseline.len(), rss.mixed_pairs),
+            (10, 0),
+            "memory does not move with the speed"
+        );
         assert!(input.candidate.iter().all(|v| *v < 110.0), "{:?}", input.candidate);
         let config = super::super::analyze::AnalysisConfig {
             floor: 0.05,
