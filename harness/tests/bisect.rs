@@ -304,8 +304,9 @@ fn wall_time_names_a_large_change(ids: &[String]) {
 }
 
 /// No change between the ends: exit 1, "no commit moved it", no step; a second run builds
-/// nothing (both ends from the cache). The floor is 10%: the two ends' binaries differ elsewhere,
-/// and code alignment alone can move a loop by a few percent.
+/// nothing (both ends from the cache). The floor is 25%: the two ends' binaries differ elsewhere,
+/// and in these debug builds code layout alone moved `fixture/steady` 12% between the ends, with
+/// the speed probe compiled into each 13% apart too (a `.ci/run` on 2026-12-07, at a 10% floor).
 fn no_change_exits_1_and_a_second_run_builds_nothing(ids: &[String]) {
     for round in 0..2 {
         let (o, out) = bisect(
@@ -322,7 +323,7 @@ fn no_change_exits_1_and_a_second_run_builds_nothing(ids: &[String]) {
                 "--iterations",
                 "5",
                 "--noise-floor",
-                "10",
+                "25",
             ],
         );
         let all = text(&o);

@@ -84,11 +84,15 @@ pub(crate) fn from_pairs(runs: &BTreeMap<String, ScenarioRuns>, resources: bool)
         for proto in metrics {
             let value = |r: &RunRecord| (r.outcome == Outcome::Passed).then(|| value_of(r, &proto.name)).flatten();
             let timed = proto.speed_probe_ns.is_some();
+            // Each side's probe over its own fastest: the probe is compiled into each side's
+            // binary, and two builds' layouts read it up to 13% apart on one machine speed (a debug
+            // fixture in harness/tests/bisect.rs).
+            let own = [&sr.baseline, &sr.candidate].map(|side| crate::model::fastest_probe(side).unwrap_or(1.0));
             let complete: Vec<(f64, f64, bool)> = sr
                 .baseline
                 .iter()
                 .zip(&sr.candidate)
-                .filter_map(|(ra, rb)| Some((value(ra)?, value(rb)?, timed && mixed_speeds(ra, rb))))
+                .filter_map(|(ra, rb)| Some((value(ra)?, value(rb)?, timed && mixed_speeds(ra, rb, own))))
                 .collect();
             // Pairs whose processes met one machine speed, when at least two did: a pair split by
             // a speed change carries the machine's 1.6-1.8x, not the code's difference. Only for
@@ -122,12 +126,15 @@ fn machine_speed(r: &RunRecord) -> Option<f64> {
     r.metrics.iter().find_map(|m| m.speed_probe_ns).map(|[s, e]| s.min(e))
 }
 
-/// A pair's two processes met different machine speeds: one's probe over
-/// [`SLOWED_FACTOR`](crate::model::SLOWED_FACTOR) times the other's. Leaving such pairs out
-/// does not bias the ratio: the probe measures the machine, not either side's code.
-fn mixed_speeds(a: &RunRecord, b: &RunRecord) -> bool {
+/// A pair's two processes met different machine speeds: one's probe, over its side's fastest
+/// (`own`), over [`SLOWED_FACTOR`](crate::model::SLOWED_FACTOR) times the other's. Leaving such
+/// pairs out does not bias the ratio: the probe measures the machine, not either side's code.
+fn mixed_speeds(a: &RunRecord, b: &RunRecord, own: [f64; 2]) -> bool {
     match (machine_speed(a), machine_speed(b)) {
-        (Some(x), Some(y)) => x.max(y) > crate::model::SLOWED_FACTOR * x.min(y),
+        (Some(x), Some(y)) => {
+            let (x, y) = (x / own[0], y / own[1]);
+            x.max(y) > crate::model::SLOWED_FACTOR * x.min(y)
+        }
         _ => false,
     }
 }
@@ -401,6 +408,19 @@ mod tests {
             row.ratio.unwrap() > 1.1 && row.verdict != crate::model::CompareVerdict::Unchanged,
             "{row:?}"
         );
+    }
+
+    /// The candidate's build reads the probe 35% slower at every machine speed (its layout): no
+    /// pair is split by that alone, and a speed change under it still is. Compared raw, every
+    /// pair would look split and all would be kept, the slowed one too.
+    #[test]
+    fn a_builds_own_probe_offset_is_not_a_speed_change() {
+        let baseline: Vec<RunRecord> = (0..6).map(|_| timed(100.0, 24_000.0)).collect();
+        let mut candidate: Vec<RunRecord> = (0..6).map(|_| timed(100.0, 32_400.0)).collect();
+        candidate[0] = timed(170.0, 55_000.0);
+        let runs = BTreeMap::from([("s".to_owned(), ScenarioRuns { baseline, candidate })]);
+        let input = from_pairs(&runs, false).remove(0);
+        assert_eq!((input.baseline.len(), input.mixed_pairs), (5, 1));
     }
 
     /// Fewer than two pairs at one speed: every pair stays (the ratio needs two).
