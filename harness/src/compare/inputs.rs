@@ -94,11 +94,12 @@ pub(crate) fn from_pairs(runs: &BTreeMap<String, ScenarioRuns>, resources: bool)
                 .zip(&sr.candidate)
                 .filter_map(|(ra, rb)| Some((value(ra)?, value(rb)?, timed && mixed_speeds(ra, rb, own))))
                 .collect();
-            // Pairs whose processes met one machine speed, when at least two did: a pair split by
-            // a speed change carries the machine's 1.6-1.8x, not the code's difference. Only for
-            // CPU-timed metrics: a process's peak memory or a count does not move with the speed.
+            // Pairs whose processes met one machine speed, when at least MIN_STEADY_PAIRS did: a
+            // pair split by a speed change carries the machine's 1.6-1.8x, not the code's
+            // difference. Only for CPU-timed metrics: peak memory or a count does not move with
+            // the speed.
             let steady = complete.iter().filter(|p| !p.2).count();
-            let keep = |p: &&(f64, f64, bool)| steady < 2 || !p.2;
+            let keep = |p: &&(f64, f64, bool)| steady < MIN_STEADY_PAIRS || !p.2;
             let (a, b): (Vec<f64>, Vec<f64>) = complete.iter().filter(keep).map(|p| (p.0, p.1)).unzip();
             out.push(MetricInput {
                 name: name.clone(),
@@ -119,6 +120,12 @@ pub(crate) fn from_pairs(runs: &BTreeMap<String, ScenarioRuns>, resources: bool)
     }
     out
 }
+
+/// Pairs at one machine speed needed before the split ones are left out. Two give the trimmed
+/// mean one degree of freedom, an interval 12.7 standard errors wide: a bisect test's 3x change
+/// at 4 pairs, 2 of them split, went from `regressed` to `inconclusive` that way. Below this the
+/// split pairs stay, and the trimming takes the worst of them.
+const MIN_STEADY_PAIRS: usize = 3;
 
 /// The machine's speed while a process measured: the faster of its speed-probe readings
 /// (`suite/speed_probe.rs`), the one least touched by what the code left behind in the core.
@@ -423,13 +430,26 @@ mod tests {
         assert_eq!((input.baseline.len(), input.mixed_pairs), (5, 1));
     }
 
-    /// Fewer than two pairs at one speed: every pair stays (the ratio needs two).
+    /// Fewer than three pairs at one speed: every pair stays; three, and the split ones go.
     #[test]
-    fn pairs_all_split_by_speed_changes_are_all_kept() {
-        let baseline = vec![timed(100.0, 24_000.0), timed(100.0, 24_000.0), timed(100.0, 24_000.0)];
-        let candidate = vec![timed(170.0, 48_000.0), timed(170.0, 48_000.0), timed(100.0, 24_000.0)];
-        let runs = BTreeMap::from([("s".to_owned(), ScenarioRuns { baseline, candidate })]);
-        let input = from_pairs(&runs, false).remove(0);
-        assert_eq!((input.baseline.len(), input.mixed_pairs), (3, 0));
+    fn pairs_split_by_speed_changes_stay_when_too_few_would_be_left() {
+        let input = |steady: usize| {
+            let baseline: Vec<RunRecord> = (0..4).map(|_| timed(100.0, 24_000.0)).collect();
+            let candidate = (0..4)
+                .map(|i| {
+                    if i < steady {
+                        timed(100.0, 24_000.0)
+                    } else {
+                        timed(170.0, 48_000.0)
+                    }
+                })
+                .collect();
+            let runs = BTreeMap::from([("s".to_owned(), ScenarioRuns { baseline, candidate })]);
+            let i = from_pairs(&runs, false).remove(0);
+            (i.baseline.len(), i.mixed_pairs)
+        };
+        assert_eq!(input(1), (4, 0));
+        assert_eq!(input(2), (4, 0));
+        assert_eq!(input(3), (3, 1));
     }
 }
