@@ -503,21 +503,45 @@ fn a_remembered_full_speed_judges_a_later_run_that_never_met_it() {
     };
     let file = dir.path().join(".harness-full-speed.json");
     let (_, first) = run("first", false);
-    let memory: harness::model::RememberedSpeed =
-        serde_json::from_str(&std::fs::read_to_string(&file).expect("the first run left its full speed")).unwrap();
-    assert_eq!(Some(&memory.boot_id), first.meta.host.boot_id.as_ref());
+    // The first run leaves its fastest where 5 processes met it; on a machine that switched
+    // speed under its 6 processes it may not have, and then it must leave nothing.
     let fastest = harness::model::fastest_probe(&first.runs).expect("6 probed processes");
-    assert!(
-        (memory.probe_ns / fastest - 1.0).abs() < 1e-9,
-        "{} against {fastest}",
-        memory.probe_ns
-    );
-    assert!(memory.by.ends_with("first"), "{}", memory.by);
+    let at_full = first
+        .runs
+        .iter()
+        .filter_map(|r| r.metrics.iter().find_map(|m| m.speed_probe_ns))
+        .filter(|[s, e]| s.min(*e) <= harness::model::SLOWED_FACTOR * fastest)
+        .count();
+    match std::fs::read_to_string(&file) {
+        Ok(text) => {
+            let memory: harness::model::RememberedSpeed = serde_json::from_str(&text).unwrap();
+            assert!(at_full >= 5, "{at_full} processes at its fastest, yet it left {memory:?}");
+            assert_eq!(Some(&memory.boot_id), first.meta.host.boot_id.as_ref());
+            assert!(
+                (memory.probe_ns / fastest - 1.0).abs() < 1e-9,
+                "{} against {fastest}",
+                memory.probe_ns
+            );
+            assert!(memory.by.ends_with("first"), "{}", memory.by);
+        }
+        Err(_) => {
+            assert!(at_full < 5, "{at_full} processes at its fastest, and no memory left");
+            println!("the first run met its fastest in {at_full} of 6 processes: no memory left, as the rule says");
+        }
+    }
 
     // A whole number: serde_json's default float parsing may miss the last bit of another.
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
     let planted = harness::model::RememberedSpeed {
-        probe_ns: (memory.probe_ns / 10.0).round(),
-        ..memory
+        probe_ns: (fastest / 10.0).round(),
+        boot_id: first.meta.host.boot_id.clone().expect("a boot id on Linux"),
+        cpu: first.meta.host.cpu.clone(),
+        confirmed_at: "planted by the test".into(),
+        confirmed_unix_s: now,
+        by: "first".into(),
     };
     std::fs::write(&file, serde_json::to_string(&planted).unwrap()).unwrap();
     let (stdout, second) = run("second", false);
