@@ -509,7 +509,7 @@ fn a_remembered_full_speed_judges_a_later_run_that_never_met_it() {
     let at_full = first
         .runs
         .iter()
-        .filter_map(|r| r.metrics.iter().find_map(|m| m.speed_probe_ns))
+        .filter_map(|r| r.speed_probe())
         .filter(|[s, e]| s.min(*e) <= harness::model::SLOWED_FACTOR * fastest)
         .count();
     match std::fs::read_to_string(&file) {

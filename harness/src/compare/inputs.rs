@@ -63,6 +63,13 @@ pub(crate) fn from_pairs(runs: &BTreeMap<String, ScenarioRuns>, resources: bool)
         }
         let note = join_notes([failure_note("baseline", &sr.baseline), failure_note("candidate", &sr.candidate)]);
         let metrics = metric_names(sr.baseline.iter().chain(&sr.candidate), resources);
+        // Each side's probe over its own fastest: the probe is compiled into each side's binary,
+        // and two builds' layouts read it up to 13% apart on one machine speed (a debug fixture in
+        // harness/tests/bisect.rs). Raw on both sides where either has too few readings for one.
+        let own = match [&sr.baseline, &sr.candidate].map(|side| crate::model::fastest_probe(side)) {
+            [Some(a), Some(b)] => [a, b],
+            _ => [1.0, 1.0],
+        };
         if metrics.is_empty() {
             out.push(MetricInput {
                 name: name.clone(),
@@ -84,10 +91,6 @@ pub(crate) fn from_pairs(runs: &BTreeMap<String, ScenarioRuns>, resources: bool)
         for proto in metrics {
             let value = |r: &RunRecord| (r.outcome == Outcome::Passed).then(|| value_of(r, &proto.name)).flatten();
             let timed = proto.speed_probe_ns.is_some();
-            // Each side's probe over its own fastest: the probe is compiled into each side's
-            // binary, and two builds' layouts read it up to 13% apart on one machine speed (a debug
-            // fixture in harness/tests/bisect.rs).
-            let own = [&sr.baseline, &sr.candidate].map(|side| crate::model::fastest_probe(side).unwrap_or(1.0));
             let complete: Vec<(f64, f64, bool)> = sr
                 .baseline
                 .iter()
@@ -130,7 +133,7 @@ const MIN_STEADY_PAIRS: usize = 3;
 /// The machine's speed while a process measured: the faster of its speed-probe readings
 /// (`suite/speed_probe.rs`), the one least touched by what the code left behind in the core.
 fn machine_speed(r: &RunRecord) -> Option<f64> {
-    r.metrics.iter().find_map(|m| m.speed_probe_ns).map(|[s, e]| s.min(e))
+    r.speed_probe().map(|[s, e]| s.min(e))
 }
 
 /// A pair's two processes met different machine speeds: one's probe, over its side's fastest
@@ -428,6 +431,21 @@ mod tests {
         let runs = BTreeMap::from([("s".to_owned(), ScenarioRuns { baseline, candidate })]);
         let input = from_pairs(&runs, false).remove(0);
         assert_eq!((input.baseline.len(), input.mixed_pairs), (5, 1));
+    }
+
+    /// A side with too few probe readings for a fastest of its own: both sides read raw, so the
+    /// pairs at one speed stay (read against 1 ns on one side and 24 us on the other, the two
+    /// probed pairs would look split and go).
+    #[test]
+    fn a_side_without_a_fastest_reads_both_sides_raw() {
+        let mut baseline: Vec<RunRecord> = (0..5).map(|_| timed(100.0, 24_000.0)).collect();
+        for r in &mut baseline[2..] {
+            r.metrics[0].speed_probe_ns = None;
+        }
+        let candidate: Vec<RunRecord> = (0..5).map(|_| timed(100.0, 24_000.0)).collect();
+        let runs = BTreeMap::from([("s".to_owned(), ScenarioRuns { baseline, candidate })]);
+        let input = from_pairs(&runs, false).remove(0);
+        assert_eq!((input.baseline.len(), input.mixed_pairs), (5, 0));
     }
 
     /// Fewer than three pairs at one speed: every pair stays; three, and the split ones go.

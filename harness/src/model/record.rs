@@ -92,6 +92,12 @@ pub struct ProcessFacts {
 }
 
 impl RunRecord {
+    /// The speed probe's `[start, end]` readings of this process's CPU-timed measurement, if it
+    /// had one (`suite/speed_probe.rs`).
+    pub fn speed_probe(&self) -> Option<[f64; 2]> {
+        self.metrics.iter().find_map(|m| m.speed_probe_ns)
+    }
+
     /// The value of one metric, if this run measured it.
     pub fn metric(&self, name: &str) -> Option<&MetricSample> {
         self.metrics.iter().find(|m| m.name == name)

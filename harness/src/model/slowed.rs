@@ -40,7 +40,7 @@ pub fn fastest_probe(records: &[RunRecord]) -> Option<f64> {
     let mut probes: Vec<f64> = records
         .iter()
         .filter(|r| r.outcome == Outcome::Passed)
-        .filter_map(|r| r.metrics.iter().find_map(|m| m.speed_probe_ns))
+        .filter_map(RunRecord::speed_probe)
         .map(|[start, end]| start.min(end))
         .filter(|p| p.is_finite() && *p > 0.0)
         .collect();
@@ -78,11 +78,7 @@ pub struct RememberedSpeed {
 /// [`SLOWED_FACTOR`] times that) or has too few probes for a fastest of its own. A run that met
 /// full speed is judged as it was before any memory, whatever an earlier run saw.
 pub fn full_speed(records: &[RunRecord], remembered: Option<f64>) -> Option<(f64, bool)> {
-    let probed = || {
-        records
-            .iter()
-            .any(|r| r.outcome == Outcome::Passed && r.metrics.iter().any(|m| m.speed_probe_ns.is_some()))
-    };
+    let probed = || records.iter().any(|r| r.outcome == Outcome::Passed && r.speed_probe().is_some());
     match (fastest_probe(records), remembered) {
         (Some(own), Some(m)) if own > SLOWED_FACTOR * m => Some((m, true)),
         (Some(own), _) => Some((own, false)),

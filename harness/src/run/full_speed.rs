@@ -35,7 +35,7 @@ pub(super) fn more_at_full_speed(
         let probes: Vec<[f64; 2]> = mine
             .iter()
             .filter(|r| r.outcome == Outcome::Passed)
-            .filter_map(|r| r.metrics.iter().find_map(|m| m.speed_probe_ns))
+            .filter_map(|r| r.speed_probe())
             .collect();
         let slow = probes.iter().filter(|p| is_slowed(**p, fastest)).count();
         let fast = probes.len() - slow;

@@ -74,7 +74,7 @@ pub fn next(records: &[RunRecord], prior: Option<&RememberedSpeed>, host: &HostI
     let at_full = records
         .iter()
         .filter(|r| r.outcome == Outcome::Passed)
-        .filter_map(|r| r.metrics.iter().find_map(|m| m.speed_probe_ns))
+        .filter_map(RunRecord::speed_probe)
         .filter(|[s, e]| s.min(*e) <= SLOWED_FACTOR * own)
         .count();
     if at_full < MIN_AT_FULL_SPEED {
