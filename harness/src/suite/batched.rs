@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use super::batch_memory as memory;
 use super::bencher::{Bencher, batch_size};
-use super::speed_probe;
+use super::{allocator_state, speed_probe};
 
 /// One-call samples taken after a batched `iter_batched` to check the batch did not change
 /// the per-call time.
@@ -86,12 +86,20 @@ impl Bencher {
         } else {
             None
         };
+        let allocator = allocator_state::check(self.allocator_check, self.iterations, || {
+            let inputs: Vec<I> = (0..batch).map(|_| setup()).collect();
+            let faults = allocator_state::minor_faults();
+            let t = Instant::now();
+            outputs.extend(inputs.into_iter().map(&mut routine));
+            let ns = t.elapsed().as_nanos() as f64;
+            let faults = allocator_state::minor_faults() - faults;
+            black_box(&mut outputs);
+            outputs.clear();
+            allocator_state::Timed::of(ns, faults, batch as u64)
+        });
         self.record_latencies(per_call);
-        if let Some(reason) = distortion
-            && let Some(m) = self.metrics.iter_mut().find(|m| m.name == "latency_ns")
-        {
-            m.distortion = Some(reason);
-        }
+        self.add_distortion(distortion);
+        self.add_distortion(allocator);
     }
 }
 

@@ -37,7 +37,7 @@ impl Throughput {
 /// cost (tens of ns) stay below 0.5% of every sample.
 const MIN_SAMPLE: Duration = Duration::from_micros(20);
 
-use super::speed_probe;
+use super::{allocator_state, speed_probe};
 
 /// Drives one measurement inside its process. See [`Bencher::iter`].
 ///
@@ -56,6 +56,10 @@ pub struct Bencher {
     pub(super) trouble: Option<BenchEnd>,
     /// The speed probe read before a CPU-timed measurement, for its metrics (`speed_probe.rs`).
     pub(super) speed_start: Option<f64>,
+    /// Whether `iter` and `iter_batched` check the allocator's state (`allocator_state.rs`). It
+    /// sets process-wide malloc thresholds for a moment, so a unit-test binary, whose tests share
+    /// one process, leaves it off unless a test, in a process of its own, turns it on.
+    pub(super) allocator_check: bool,
 }
 
 /// How a measurement ended, for the child's record.
@@ -80,7 +84,15 @@ impl Bencher {
             counting: None,
             trouble: None,
             speed_start: None,
+            allocator_check: !cfg!(test),
         }
+    }
+
+    /// Turn the allocator-state check on or off (see [`Bencher::allocator_check`]).
+    #[cfg(test)]
+    pub(crate) fn with_allocator_check(mut self, on: bool) -> Self {
+        self.allocator_check = on;
+        self
     }
 
     /// The GPU sample rules the command asked for.
@@ -140,7 +152,17 @@ impl Bencher {
             self.sample_end(batch);
             per_call.push(elapsed.as_nanos() as f64 / batch as f64);
         }
+        let allocator = allocator_state::check(self.allocator_check, self.iterations, || {
+            let faults = allocator_state::minor_faults();
+            let t = Instant::now();
+            for _ in 0..batch {
+                black_box(f());
+            }
+            let ns = t.elapsed().as_nanos() as f64;
+            allocator_state::Timed::of(ns, allocator_state::minor_faults() - faults, batch)
+        });
         self.record_latencies(per_call);
+        self.add_distortion(allocator);
     }
 
     /// Like [`iter`](Self::iter), but `f` times itself (CUDA events, an external clock) and
@@ -247,6 +269,18 @@ impl Bencher {
                 self.metrics.retain(|x| x.name != m.name);
                 self.metrics.push(m);
             }
+        }
+    }
+
+    /// Mark the latency (and the rates derived from it) as distorted by the method, `why`
+    /// joined to any reason already there: the row is then never `ok`.
+    pub(super) fn add_distortion(&mut self, why: Option<String>) {
+        let Some(why) = why else { return };
+        for m in self.metrics.iter_mut().filter(|m| m.name == "latency_ns") {
+            m.distortion = Some(match m.distortion.take() {
+                Some(earlier) => format!("{earlier}; {why}"),
+                None => why.clone(),
+            });
         }
     }
 

@@ -12,6 +12,7 @@
 
 mod alloc_counting;
 pub(crate) mod allocator;
+mod allocator_state;
 mod batch_memory;
 mod batched;
 mod bencher;
