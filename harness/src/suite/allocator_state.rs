@@ -25,7 +25,10 @@ impl Timed {
     /// A sample of `calls` calls that took `ns` and `faults` in all.
     pub fn of(ns: f64, faults: i64, calls: u64) -> Timed {
         let calls = calls.max(1) as f64;
-        Timed { ns: ns / calls, faults: faults.max(0) as f64 / calls }
+        Timed {
+            ns: ns / calls,
+            faults: faults.max(0) as f64 / calls,
+        }
     }
 }
 
@@ -41,17 +44,18 @@ pub(super) fn minor_faults() -> i64 {
 const FAULT_GATE: f64 = 1.0;
 
 /// Why the per-call time is not the routine's alone but the allocator state's, if it is:
-/// `sample` times one sample (as the measurement did) and is called in both states. `iterations`
-/// bounds the cost: pairs of states are a quarter of the measured samples, 3 to 8. Nothing is
-/// timed when `on` is false.
+/// `sample` times one sample (as the measurement did) and is called in both states. The pairs of
+/// states are a sixth of the `iterations` measured, at most 8; a measurement of under 18 samples
+/// (a smoke test's one, detect's 10) is not checked, nor anything when `on` is false.
 pub(super) fn check(on: bool, iterations: usize, sample: impl FnMut() -> Timed) -> Option<String> {
+    let pairs = (iterations / 6).min(8);
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
-        on.then(|| glibc::check((iterations / 4).clamp(3, 8), sample)).flatten()
+        (on && pairs >= 3).then(|| glibc::check(pairs, sample)).flatten()
     }
     #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
     {
-        let _ = (on, iterations, sample);
+        let _ = (on, pairs, sample);
         None
     }
 }
@@ -124,7 +128,13 @@ mod tests {
     use super::*;
 
     fn pair(keeping: f64, returning: f64) -> (Timed, Timed) {
-        (Timed { ns: keeping, faults: 0.0 }, Timed { ns: returning, faults: 190.0 })
+        (
+            Timed { ns: keeping, faults: 0.0 },
+            Timed {
+                ns: returning,
+                faults: 190.0,
+            },
+        )
     }
 
     #[test]
@@ -132,11 +142,17 @@ mod tests {
         // Twice as slow returning memory: flagged, with both times and the faults.
         let why = verdict(&[pair(20_000.0, 40_000.0), pair(21_000.0, 39_000.0), pair(19_000.0, 45_000.0)]).unwrap();
         assert!(why.contains("20000 ns a call while malloc keeps"), "{why}");
-        assert!(why.contains("40000 ns while it returns") && why.contains("190 page faults"), "{why}");
+        assert!(
+            why.contains("40000 ns while it returns") && why.contains("190 page faults"),
+            "{why}"
+        );
         // 1.1x is within the band.
         assert_eq!(verdict(&[pair(20_000.0, 22_000.0); 3]), None);
         // A machine slowed 1.8x during one returning sample moves one ratio, not the median.
-        assert_eq!(verdict(&[pair(20_000.0, 21_000.0), pair(20_000.0, 36_000.0), pair(20_000.0, 20_500.0)]), None);
+        assert_eq!(
+            verdict(&[pair(20_000.0, 21_000.0), pair(20_000.0, 36_000.0), pair(20_000.0, 20_500.0)]),
+            None
+        );
         // Faster while returning memory is also the state's doing.
         assert!(verdict(&[pair(20_000.0, 10_000.0); 3]).is_some());
         assert_eq!(verdict(&[]), None);
@@ -152,7 +168,10 @@ mod tests {
         for mode in ["iter-large", "batched-large"] {
             let (why, faults) = run_probe(mode);
             assert!(why.contains("depends on the allocator's state"), "{mode}: {why}");
-            assert!(faults <= 5, "{mode}: the process keeps freed memory after the check: {faults} faults");
+            assert!(
+                faults <= 5,
+                "{mode}: the process keeps freed memory after the check: {faults} faults"
+            );
         }
         for mode in ["iter-small", "batched-small"] {
             let (why, faults) = run_probe(mode);
@@ -164,7 +183,7 @@ mod tests {
     fn probe(mode: &str) {
         use std::hint::black_box;
         crate::suite::allocator::settle(0);
-        let mut b = crate::suite::Bencher::new(16, 2).with_allocator_check(true);
+        let mut b = crate::suite::Bencher::new(18, 2).with_allocator_check(true);
         match mode {
             // 1 MiB a call: a fresh mapping, 256 page faults, in the returning state.
             "iter-large" => b.iter(|| vec![1u8; 1 << 20]),
