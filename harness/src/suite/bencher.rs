@@ -272,11 +272,16 @@ impl Bencher {
         }
     }
 
-    /// Mark the latency (and the rates derived from it) as distorted by the method, `why`
-    /// joined to any reason already there: the row is then never `ok`.
+    /// Mark the latency and the rates derived from it as distorted by the method, `why` joined
+    /// to any reason already there: their rows are then never `ok`.
     pub(super) fn add_distortion(&mut self, why: Option<String>) {
         let Some(why) = why else { return };
-        for m in self.metrics.iter_mut().filter(|m| m.name == "latency_ns") {
+        let rates: Vec<&str> = self.throughput.iter().map(|t| t.rate().0).collect();
+        for m in self
+            .metrics
+            .iter_mut()
+            .filter(|m| m.name == "latency_ns" || rates.contains(&m.name.as_str()))
+        {
             m.distortion = Some(match m.distortion.take() {
                 Some(earlier) => format!("{earlier}; {why}"),
                 None => why.clone(),
@@ -420,6 +425,22 @@ mod tests {
         let mut timed = Bencher::new(3, 0);
         timed.iter_timed(|| Duration::from_nanos(10));
         assert!(timed.into_metrics().iter().all(|m| m.speed_probe_ns.is_none()));
+    }
+
+    #[test]
+    fn a_distortion_marks_the_latency_and_its_rates_only() {
+        let mut b = Bencher::new(2, 0);
+        b.throughput(Throughput::Bytes(64));
+        b.record_latencies(vec![1000.0, 1000.0]);
+        b.record("bytes", Unit::Bytes, 4.0);
+        b.add_distortion(Some("first".to_owned()));
+        b.add_distortion(None);
+        b.add_distortion(Some("second".to_owned()));
+        let marks: Vec<(String, Option<String>)> = b.into_metrics().into_iter().map(|m| (m.name, m.distortion)).collect();
+        let of = |name: &str| marks.iter().find(|(n, _)| n == name).unwrap().1.clone();
+        assert_eq!(of("latency_ns").as_deref(), Some("first; second"));
+        assert_eq!(of("gbytes_per_s").as_deref(), Some("first; second"));
+        assert_eq!(of("bytes"), None, "a value recorded by hand is not the method's");
     }
 
     #[test]
