@@ -32,12 +32,18 @@ impl Timed {
     }
 }
 
-/// Minor page faults of this process so far (every thread: a routine may fan out).
+/// Minor page faults of this process so far (every thread: a routine may fan out); 0 where the
+/// check does not run.
 pub(super) fn minor_faults() -> i64 {
-    // SAFETY: getrusage fills the struct it is given.
-    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
-    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) };
-    u.ru_minflt
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        // SAFETY: getrusage fills the struct it is given.
+        let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+        unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) };
+        u.ru_minflt
+    }
+    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+    0
 }
 
 /// Fewer page faults a call than this in the returning state, and the check stops there.

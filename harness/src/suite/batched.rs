@@ -27,7 +27,8 @@ impl Bencher {
     /// growth of building a probe of inputs (Linux; heap the type does not show). An input larger
     /// than the budget is timed one call a sample, as criterion times `PerIteration`. After the
     /// batched samples a few one-call samples check that the per-call time does not depend on the
-    /// batch size; where it does, the metric says so and the row is `unstable`.
+    /// batch size; where it does, the metric says so and the row is `unstable`. The allocator's
+    /// state is checked as in `iter`.
     pub fn iter_batched<I, R>(&mut self, setup: impl FnMut() -> I, routine: impl FnMut(I) -> R) {
         self.iter_batched_at_most(usize::MAX, setup, routine);
     }

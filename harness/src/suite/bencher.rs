@@ -128,7 +128,9 @@ impl Bencher {
     /// Time `f`: `warmup` discarded iterations, then `iterations` measured ones. Reports
     /// `latency_ns` (per call) and any declared throughput. Calls shorter than 20 us are timed
     /// in batches and divided; the batch size comes from the last warm-up call, so with
-    /// `warmup` 0 nothing is discarded and every sample is one call.
+    /// `warmup` 0 nothing is discarded and every sample is one call. After the samples, a routine
+    /// that takes fresh pages each call is timed again with malloc keeping and returning freed
+    /// memory (`allocator_state.rs`); where the two differ, the row is `unstable`.
     pub fn iter<R>(&mut self, mut f: impl FnMut() -> R) {
         if self.counts_only() {
             return self.count_calls(|| (), |()| f());
