@@ -224,9 +224,13 @@ fn calibrate_writes_bands_that_compare_uses() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = std::fs::read_to_string(cal.join("calibration.json")).unwrap();
     let mut rows: Vec<Value> = serde_json::from_str(&text).unwrap();
+    // n is the fewest pairs a session used: 4, or 3 where one pair's two processes met different
+    // machine speeds and was left out (compare/inputs.rs leaves a split pair out only while 3
+    // steady ones remain, so never fewer).
     assert!(
         rows.iter()
-            .all(|r| r["sessions"] == 2 && r["n"] == 4 && r["noise_band"].as_f64().unwrap() >= 0.02)
+            .all(|r| r["sessions"] == 2 && (r["n"] == 4 || r["n"] == 3) && r["noise_band"].as_f64().unwrap() >= 0.02),
+        "{text}"
     );
     // A hand-made band of 50% for one row: compare must report it as that row's band.
     rows[0]["noise_band"] = 0.5.into();
