@@ -127,7 +127,7 @@ pub(super) fn verdict(pairs: &[(Timed, Timed)]) -> Option<String> {
     let returning = median(&pairs.iter().map(|(_, r)| r.ns).collect::<Vec<_>>());
     let faults = median(&pairs.iter().map(|(_, r)| r.faults).collect::<Vec<_>>());
     Some(format!(
-        "per-call time depends on the allocator's state: {keeping:.0} ns a call while malloc keeps freed memory (as measured), {returning:.0} ns while it returns memory to the OS and maps it again ({faults:.0} page faults a call), {ratio:.2}x; another process (criterion's) may find either"
+        "per-call time depends on the allocator's state: {keeping:.0} ns a call while malloc keeps freed memory (as measured), {returning:.0} ns while it returns memory to the OS and maps it again ({faults:.0} page faults a call), {ratio:.2}x; a process with another history (criterion's, a young one) may find either"
     ))
 }
 
