@@ -41,8 +41,6 @@ pub(crate) fn layout_of(id: &str) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use std::process::Command;
-
     /// Minor page faults of this thread while a 400 KB block is allocated, filled and freed
     /// after an identical one was: a settled allocator serves it from memory it kept.
     fn faults_of_a_reused_block() -> i64 {
@@ -91,20 +89,12 @@ mod tests {
     }
 
     fn probe_value(mode: &str, key: &str) -> i64 {
-        {
-            let out = Command::new(std::env::current_exe().unwrap())
-                .args([
-                    "--exact",
-                    "suite::allocator::tests::a_settled_allocator_keeps_freed_memory_for_the_next_call",
-                ])
-                .args(["--nocapture", "--test-threads=1"])
-                .env("HARNESS_SETTLE_PROBE", mode)
-                .output()
-                .unwrap();
-            let text = String::from_utf8_lossy(&out.stdout);
-            // libtest prints the test's name on the same line, before the probe's output.
-            let after = text.split(key).nth(1).unwrap_or_else(|| panic!("{text}"));
-            after.chars().take_while(char::is_ascii_digit).collect::<String>().parse().unwrap()
-        }
+        let text = crate::suite::rerun_test_alone(
+            "suite::allocator::tests::a_settled_allocator_keeps_freed_memory_for_the_next_call",
+            ("HARNESS_SETTLE_PROBE", mode),
+        );
+        // libtest prints the test's name on the same line, before the probe's output.
+        let after = text.split(key).nth(1).unwrap_or_else(|| panic!("{text}"));
+        after.chars().take_while(char::is_ascii_digit).collect::<String>().parse().unwrap()
     }
 }

@@ -28,3 +28,16 @@ pub use registry::Registration;
 pub(crate) use registry::registered;
 pub(crate) use scenario::{Body, SkipSignal, Variant};
 pub use scenario::{CheckResult, Scenario, Source, skip};
+
+/// What one test of this unit-test binary printed, re-run alone in a fresh process with `env`
+/// set: for tests of process-wide state (malloc's thresholds) that the other tests, sharing this
+/// process, must neither see nor disturb.
+#[cfg(test)]
+pub(crate) fn rerun_test_alone(test: &str, env: (&str, &str)) -> String {
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", test, "--nocapture", "--test-threads=1"])
+        .env(env.0, env.1)
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
